@@ -1,0 +1,67 @@
+/**
+ * The event bus of the tool layer: tool calls, permission asks and replies, truncation and
+ * spill outcomes are published here for UIs and telemetry.
+ *
+ * A sliding PubSub: a slow subscriber loses the oldest events instead of stalling a tool call.
+ */
+import { Context, Effect, Layer, PubSub, Stream } from "effect"
+
+export type Event =
+  | { readonly _tag: "ToolStarted"; readonly tool: string; readonly sessionID: string; readonly callID: string }
+  | {
+    readonly _tag: "ToolFinished"
+    readonly tool: string
+    readonly sessionID: string
+    readonly callID: string
+    readonly outcome: "success" | "failure" | "interrupted"
+    readonly durationMs: number
+  }
+  | {
+    readonly _tag: "PermissionAsked"
+    readonly id: string
+    readonly sessionID: string
+    readonly permission: string
+    readonly patterns: ReadonlyArray<string>
+  }
+  | {
+    readonly _tag: "PermissionReplied"
+    readonly id: string
+    readonly sessionID: string
+    readonly reply: "once" | "always" | "reject"
+  }
+  | {
+    readonly _tag: "OutputTruncated"
+    readonly tool: string | undefined
+    readonly outputPath: string | undefined
+    readonly totalBytes: number
+    readonly totalLines: number
+    readonly removedBytes: number
+    readonly removedLines: number
+  }
+  | { readonly _tag: "TruncationSkipped"; readonly tool: string | undefined; readonly reason: string }
+  | { readonly _tag: "SpillFailed"; readonly tool: string | undefined; readonly message: string }
+
+export class Events extends Context.Service<Events, {
+  readonly publish: (event: Event) => Effect.Effect<void>
+  readonly subscribe: Stream.Stream<Event>
+}>()("@agent-tools/core/Events") {}
+
+/** The default bus: keeps at most `capacity` undelivered events per subscriber. */
+export const layer = (options: { readonly capacity?: number } = {}): Layer.Layer<Events> =>
+  Layer.effect(
+    Events,
+    Effect.gen(function*() {
+      const pubsub = yield* PubSub.sliding<Event>(options.capacity ?? 1024)
+      yield* Effect.addFinalizer(() => PubSub.shutdown(pubsub))
+      const publish = Effect.fn("Events.publish")(function*(event: Event) {
+        yield* PubSub.publish(pubsub, event)
+      })
+      return Events.of({ publish, subscribe: Stream.fromPubSub(pubsub) })
+    })
+  )
+
+/** Drops every event: for runtimes that do not listen. */
+export const layerNoop: Layer.Layer<Events> = Layer.succeed(Events, Events.of({
+  publish: () => Effect.void,
+  subscribe: Stream.empty
+}))

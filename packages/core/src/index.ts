@@ -1,0 +1,6 @@
+export * as Events from "./Events.ts"
+export * as FileTime from "./FileTime.ts"
+export * as Permission from "./Permission.ts"
+export * as SpillStorage from "./SpillStorage.ts"
+export * as Truncate from "./Truncate.ts"
+export * as Workspace from "./Workspace.ts"
