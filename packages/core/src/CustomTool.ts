@@ -1,0 +1,115 @@
+/**
+ * Custom tools written as plain objects (the opencode plugin shape), for authors who do not use
+ * Effect: `{ description, args | parameters, execute(args, ctx) => string | Promise<string | {output,…}> }`.
+ * They are adapted into tool definitions that behave like built-ins (validation, permissions, truncation).
+ */
+import { Effect, Exit, Option } from "effect"
+import { z } from "zod"
+import * as Permission from "./Permission.ts"
+import * as Tool from "./Tool.ts"
+
+export interface CustomContext {
+  readonly sessionID: string
+  readonly messageID: string
+  readonly callID: string
+  readonly agent: string
+  readonly abort: AbortSignal
+  /** The workspace root. */
+  readonly directory: string
+  readonly extra: Record<string, unknown>
+  /** Resolves when allowed; rejects with the permission error when denied or rejected. */
+  readonly ask: (input: Tool.AskInput) => Promise<void>
+  readonly metadata: (update: { readonly title?: string; readonly metadata?: Tool.Metadata }) => void
+}
+
+export interface CustomTool {
+  readonly description: string
+  /** A zod object shape (`{ name: z.string() }`) … */
+  readonly args?: z.ZodRawShape | undefined
+  /** … or a whole zod schema. */
+  readonly parameters?: z.ZodType | undefined
+  readonly execute: (args: any, ctx: CustomContext) => unknown
+  readonly annotations?: Tool.Annotations | undefined
+}
+
+export const isCustomTool = (u: unknown): u is CustomTool =>
+  typeof u === "object" && u !== null && typeof (u as CustomTool).description === "string" &&
+  typeof (u as CustomTool).execute === "function"
+
+const isZodType = (u: unknown): u is z.ZodType => u instanceof z.ZodType
+
+/** Why an export cannot be a custom tool, or undefined when it can. */
+export const problemOf = (u: unknown): string | undefined => {
+  if (Tool.isDefinition(u)) return undefined
+  if (typeof u !== "object" || u === null) return `expected a tool object, got ${u === null ? "null" : typeof u}`
+  const candidate = u as Partial<CustomTool>
+  if (typeof candidate.description !== "string") return "missing string field `description`"
+  if (typeof candidate.execute !== "function") return "missing function field `execute`"
+  if (candidate.parameters !== undefined && !isZodType(candidate.parameters)) {
+    return "`parameters` must be a zod schema (is zod installed where the tool lives, and the same major version 4?)"
+  }
+  if (candidate.args !== undefined && (typeof candidate.args !== "object" || candidate.args === null)) {
+    return "`args` must be an object of zod schemas"
+  }
+  return undefined
+}
+
+const toResult = (value: unknown): Tool.Result | undefined => {
+  if (typeof value === "string") return { title: "", output: value, metadata: {} }
+  if (typeof value === "object" && value !== null && typeof (value as Tool.Result).output === "string") {
+    const r = value as Partial<Tool.Result>
+    return {
+      title: typeof r.title === "string" ? r.title : "",
+      output: r.output as string,
+      metadata: typeof r.metadata === "object" && r.metadata !== null ? r.metadata : {},
+      attachments: r.attachments
+    }
+  }
+  return undefined
+}
+
+const isPermissionError = (u: unknown): u is Permission.PermissionRejectedError | Permission.PermissionDeniedError =>
+  u instanceof Permission.PermissionRejectedError || u instanceof Permission.PermissionDeniedError
+
+/** Adapts a plain custom tool into a definition with the given id. */
+export const toDefinition = (id: string, custom: CustomTool, directory: string): Tool.Definition =>
+  Tool.define(id, {
+    description: custom.description,
+    parameters: custom.parameters ?? z.object(custom.args ?? {}),
+    annotations: custom.annotations,
+    execute: (args, ctx) =>
+      Effect.tryPromise({
+        try: async () => {
+          const customContext: CustomContext = {
+            sessionID: ctx.sessionID,
+            messageID: ctx.messageID,
+            callID: ctx.callID,
+            agent: ctx.agent,
+            abort: ctx.abort,
+            directory,
+            extra: ctx.extra,
+            ask: async (input) => {
+              const exit = await Effect.runPromiseExit(ctx.ask(input))
+              if (Exit.isSuccess(exit)) return
+              const error = Exit.findErrorOption(exit)
+              throw Option.isSome(error) ? error.value : new Error("the permission request was interrupted")
+            },
+            metadata: (update) => void Effect.runFork(ctx.metadata(update))
+          }
+          return await custom.execute(args, customContext)
+        },
+        catch: (cause): Tool.ExecuteError =>
+          isPermissionError(cause)
+            ? cause
+            : new Tool.ToolError({ tool: id, message: cause instanceof Error ? cause.message : String(cause), cause })
+      }).pipe(
+        Effect.flatMap((value) => {
+          const result = toResult(value)
+          return result === undefined
+            ? Effect.fail(
+              new Tool.ToolError({ tool: id, message: `the ${id} tool returned neither a string nor {output: string}` })
+            )
+            : Effect.succeed(result)
+        })
+      )
+  })

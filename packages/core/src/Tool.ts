@@ -1,0 +1,244 @@
+/**
+ * The tool contract: `define` a tool with zod parameters, `build` it inside a layer so its `init`
+ * gets the services it needs, and call the built tool's `execute`, which validates the arguments,
+ * runs the tool and bounds its output with Truncate.
+ */
+import { Effect, Schema } from "effect"
+import { z } from "zod"
+import * as Permission from "./Permission.ts"
+import * as Truncate from "./Truncate.ts"
+
+export interface Attachment {
+  readonly type: "file"
+  readonly mime: string
+  /** A `data:<mime>;base64,…` URL. */
+  readonly url: string
+  readonly filename?: string | undefined
+}
+
+export type Metadata = Record<string, unknown>
+
+export interface Result<M extends Metadata = Metadata> {
+  readonly title: string
+  readonly output: string
+  readonly metadata: M
+  readonly attachments?: ReadonlyArray<Attachment> | undefined
+}
+
+/** What a tool may ask for: the permission fields without the session, which the context supplies. */
+export type AskInput = Omit<Permission.AskInput, "sessionID" | "tool">
+
+export interface Context {
+  readonly sessionID: string
+  readonly messageID: string
+  readonly callID: string
+  readonly agent: string
+  readonly abort: AbortSignal
+  readonly extra: Record<string, unknown>
+  /** Live progress for a UI (title and partial metadata while the tool runs). */
+  readonly metadata: (update: { readonly title?: string | undefined; readonly metadata?: Metadata | undefined }) => Effect.Effect<void>
+  /** Asks Permission for what the tool will touch; fails when denied or rejected. */
+  readonly ask: (input: AskInput) => Effect.Effect<void, Permission.PermissionRejectedError | Permission.PermissionDeniedError>
+  /** Per-call truncation overrides (the highest precedence). */
+  readonly truncation?: Truncate.Options | undefined
+}
+
+export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
+  tool: Schema.String,
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {}
+
+export class InvalidArgumentsError extends Schema.TaggedError<InvalidArgumentsError>()("InvalidArgumentsError", {
+  tool: Schema.String,
+  /** One line per bad field: `- path.to.field: what is wrong`. */
+  issues: Schema.String,
+  /** Set when the tool formats its own validation message. */
+  custom: Schema.optional(Schema.String)
+}) {
+  override get message() {
+    return this.custom ??
+      `The ${this.tool} tool was called with invalid arguments:\n${this.issues}\nPlease rewrite the input so it satisfies the expected schema.`
+  }
+}
+
+/** Errors a tool's own `execute` may fail with. */
+export type ExecuteError = ToolError | Permission.PermissionRejectedError | Permission.PermissionDeniedError
+/** Errors of a built tool's `execute`: the tool's, plus bad arguments. */
+export type CallError = ExecuteError | InvalidArgumentsError
+
+export interface Annotations {
+  /** Never changes anything (MCP readOnlyHint). */
+  readonly readOnly?: boolean | undefined
+  /** May destroy or overwrite data (MCP destructiveHint). */
+  readonly destructive?: boolean | undefined
+}
+
+/** What a tool's `init` returns. */
+export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metadata> {
+  readonly description: string
+  readonly parameters: P
+  readonly execute: (args: z.output<P>, ctx: Context) => Effect.Effect<Result<M>, ExecuteError>
+  /** Replaces the default invalid-arguments message. */
+  readonly formatValidationError?: ((error: z.ZodError) => string) | undefined
+  /** `false`: never truncate this tool's output; options: the tool's own defaults (e.g. bash tails). */
+  readonly truncation?: false | Truncate.Options | undefined
+  readonly annotations?: Annotations | undefined
+}
+
+export interface Definition<Id extends string = string, P extends z.ZodType = z.ZodType, R = never> {
+  readonly _tag: "ToolDefinition"
+  readonly id: Id
+  /** Runs once when the tool is built; resolves the services the tool needs. */
+  readonly init: Effect.Effect<Def<P, Metadata>, never, R>
+}
+
+export interface Built {
+  readonly id: string
+  readonly description: string
+  readonly parameters: z.ZodType
+  readonly jsonSchema: Record<string, unknown>
+  readonly annotations: Annotations
+  readonly truncation: false | Truncate.Options | undefined
+  /** Validates raw model arguments. */
+  readonly validate: (args: unknown) => Effect.Effect<unknown, InvalidArgumentsError>
+  /** Runs the tool on validated arguments, without truncation. */
+  readonly run: (args: unknown, ctx: Context) => Effect.Effect<Result, ExecuteError>
+  /** validate → run → truncate: the whole call. */
+  readonly execute: (args: unknown, ctx: Context) => Effect.Effect<Result, CallError>
+}
+
+/**
+ * Declares a tool. `init` is an Effect that yields the services the tool needs and returns its
+ * definition (or the definition itself, for tools that need no service).
+ */
+export const define = <const Id extends string, P extends z.ZodType, M extends Metadata = Metadata, R = never>(
+  id: Id,
+  init: Effect.Effect<Def<P, M>, never, R> | Def<P, M>
+): Definition<Id, P, R> => ({
+  _tag: "ToolDefinition",
+  id,
+  init: (Effect.isEffect(init) ? init : Effect.succeed(init)) as Effect.Effect<Def<P, Metadata>, never, R>
+})
+
+export const isDefinition = (u: unknown): u is Definition<string, z.ZodType, unknown> =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "ToolDefinition" &&
+  typeof (u as { id?: unknown }).id === "string" && Effect.isEffect((u as { init?: unknown }).init)
+
+/** `- filePath: Invalid input: expected string, received undefined`, one line per issue. */
+export const formatIssues = (error: z.ZodError): string =>
+  error.issues.map((issue) => `- ${issue.path.length === 0 ? "(arguments)" : issue.path.join(".")}: ${issue.message}`)
+    .join("\n")
+
+/** The JSON Schema the model sees for a zod parameter schema. */
+export const jsonSchemaOf = (parameters: z.ZodType): Record<string, unknown> => {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(parameters, { io: "input" }) as Record<string, unknown>
+  return schema
+}
+
+/**
+ * Bounds a result with Truncate unless the tool truncated it itself (`metadata.truncated` set)
+ * or opted out. Precedence of limits: Truncate's global < per-tool config < the tool's own
+ * defaults < per-call (`ctx.truncation`).
+ */
+export const finalize = Effect.fnUntraced(function*(
+  tool: Pick<Built, "id" | "truncation">,
+  result: Result,
+  ctx: Pick<Context, "truncation">,
+  hint?: Truncate.HintContext | undefined
+) {
+  if (result.metadata.truncated !== undefined || tool.truncation === false) return result
+  const truncate = yield* Truncate.Truncate
+  const bounded = yield* truncate.output(result.output, {
+    ...tool.truncation,
+    ...ctx.truncation,
+    tool: tool.id,
+    hint: ctx.truncation?.hint ?? hint
+  })
+  const metadata: Metadata = { ...result.metadata, truncated: bounded.truncated }
+  if (bounded.outputPath !== undefined) metadata.outputPath = bounded.outputPath
+  if (bounded.spillError !== undefined) metadata.spillError = bounded.spillError
+  return { ...result, output: bounded.content, metadata }
+})
+
+/** Builds a tool: runs its `init` (in the caller's layer) and wraps its `execute`. */
+export const build = Effect.fnUntraced(function*<Id extends string, P extends z.ZodType, R>(
+  definition: Definition<Id, P, R>
+) {
+  const def = yield* definition.init
+  const truncate = yield* Truncate.Truncate
+  const id: string = definition.id
+  const validate = (args: unknown): Effect.Effect<unknown, InvalidArgumentsError> => {
+    const parsed = def.parameters.safeParse(args)
+    if (parsed.success) return Effect.succeed(parsed.data)
+    return Effect.fail(
+      new InvalidArgumentsError({
+        tool: id,
+        issues: formatIssues(parsed.error),
+        custom: def.formatValidationError?.(parsed.error)
+      })
+    )
+  }
+  const run = (args: unknown, ctx: Context) => def.execute(args as z.output<P>, ctx)
+  const built: Built = {
+    id,
+    description: def.description,
+    parameters: def.parameters,
+    jsonSchema: jsonSchemaOf(def.parameters),
+    annotations: def.annotations ?? {},
+    truncation: def.truncation,
+    validate,
+    run,
+    execute: (args, ctx) =>
+      validate(args).pipe(
+        Effect.flatMap((valid) => run(valid, ctx)),
+        Effect.flatMap((result) => finalize(built, result, ctx)),
+        Effect.provideService(Truncate.Truncate, truncate),
+        Effect.withSpan(`Tool.${id}`, { attributes: { "tool.call_id": ctx.callID, "session.id": ctx.sessionID } })
+      )
+  }
+  return built
+})
+
+let callCounter = 0
+const newCallID = () => `call_${(callCounter++).toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+
+/**
+ * A call context with sensible defaults: `ask` goes to the Permission service for this session
+ * (with the agent's extra rules, if any), `metadata` is a no-op unless given.
+ */
+export const makeContext = Effect.fnUntraced(function*(options: {
+  readonly sessionID: string
+  readonly messageID?: string | undefined
+  readonly callID?: string | undefined
+  readonly agent?: string | undefined
+  readonly abort?: AbortSignal | undefined
+  readonly extra?: Record<string, unknown> | undefined
+  readonly metadata?: Context["metadata"] | undefined
+  readonly truncation?: Truncate.Options | undefined
+  /** The agent's own permission rules, evaluated after the configured ones. */
+  readonly ruleset?: Permission.Ruleset | undefined
+  /** The tool name reported with permission requests. */
+  readonly tool?: string | undefined
+}) {
+  const permission = yield* Permission.Permission
+  const callID = options.callID ?? newCallID()
+  const context: Context = {
+    sessionID: options.sessionID,
+    messageID: options.messageID ?? "message",
+    callID,
+    agent: options.agent ?? "build",
+    abort: options.abort ?? new AbortController().signal,
+    extra: options.extra ?? {},
+    metadata: options.metadata ?? (() => Effect.void),
+    ask: (input) =>
+      permission.ask({
+        ...input,
+        sessionID: options.sessionID,
+        tool: options.tool === undefined ? undefined : { name: options.tool, callID },
+        ruleset: [...(options.ruleset ?? []), ...(input.ruleset ?? [])]
+      }),
+    truncation: options.truncation
+  }
+  return context
+})

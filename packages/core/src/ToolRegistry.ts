@@ -1,0 +1,274 @@
+/**
+ * The set of tools an agent can call, and the one entry point that calls them:
+ * lookup → validate → before hooks → validate → run → after hooks → truncate, with events.
+ */
+import { Clock, Context, Effect, FileSystem, Layer, Option, Path, Schema } from "effect"
+import * as Events from "./Events.ts"
+import type * as Hooks from "./Hooks.ts"
+import { runAfter, runBefore } from "./Hooks.ts"
+import type { ModuleLoader } from "./ModuleLoader.ts"
+import * as Permission from "./Permission.ts"
+import * as PermissionRules from "./PermissionRules.ts"
+import * as Tool from "./Tool.ts"
+import * as ToolLoader from "./ToolLoader.ts"
+import * as Truncate from "./Truncate.ts"
+import * as Workspace from "./Workspace.ts"
+
+export class UnknownToolError extends Schema.TaggedError<UnknownToolError>()("UnknownToolError", {
+  tool: Schema.String,
+  available: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `Unknown tool "${this.tool}". Available tools: ${this.available.join(", ")}.`
+  }
+}
+
+export class ToolUnavailableError extends Schema.TaggedError<ToolUnavailableError>()("ToolUnavailableError", {
+  tool: Schema.String,
+  agent: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `The ${this.tool} tool is not available to agent "${this.agent}": ${this.reason}.`
+  }
+}
+
+export type ExecuteError = Tool.CallError | UnknownToolError | ToolUnavailableError
+
+export interface TruncationPolicy {
+  /** Tools whose output is never truncated by the registry. */
+  readonly skip?: ReadonlyArray<string> | undefined
+  /** Last word on whether a result is truncated (after the skip list and the tool's own opt-out). */
+  readonly shouldTruncate?: ((input: { readonly tool: string; readonly result: Tool.Result }) => boolean) | undefined
+}
+
+export interface Options {
+  /** Tool ids removed for every agent. */
+  readonly disabled?: ReadonlyArray<string> | undefined
+  /** Directories of custom tools (`*.ts`, `*.js`), relative to the workspace root. */
+  readonly directories?: ReadonlyArray<string> | undefined
+  /** Plugins: npm module names (resolved from the workspace root) or inline plugin objects. */
+  readonly plugins?: ReadonlyArray<string | ToolLoader.Plugin> | undefined
+  /** Loaded tools may replace a built-in of the same id only when this is true. */
+  readonly allowOverride?: boolean | undefined
+  readonly hooks?: ReadonlyArray<Hooks.Hooks> | undefined
+  /** Each agent's own permission rules (evaluated after the configured ones). */
+  readonly agents?: Record<string, Permission.Ruleset> | undefined
+  readonly truncation?: TruncationPolicy | undefined
+}
+
+export interface ToolsQuery {
+  /** Model id: GPT-style models get apply_patch instead of edit/write when both are registered. */
+  readonly model?: string | undefined
+  readonly agent?: string | undefined
+}
+
+export class ToolRegistry extends Context.Service<ToolRegistry, {
+  /** Adds a built tool, replacing any tool with the same id. */
+  readonly register: (tool: Tool.Built) => Effect.Effect<void>
+  readonly unregister: (id: string) => Effect.Effect<boolean>
+  readonly ids: Effect.Effect<ReadonlyArray<string>>
+  readonly get: (id: string) => Effect.Effect<Option.Option<Tool.Built>>
+  /** The tools offered to one agent on one model. */
+  readonly tools: (query?: ToolsQuery) => Effect.Effect<ReadonlyArray<Tool.Built>>
+  readonly execute: (id: string, args: unknown, ctx: Tool.Context) => Effect.Effect<Tool.Result, ExecuteError>
+  /** Custom tools and plugins that failed to load, with the file and the reason. */
+  readonly diagnostics: Effect.Effect<ReadonlyArray<ToolLoader.ToolLoadError>>
+  readonly addHooks: (hooks: Hooks.Hooks) => Effect.Effect<void>
+}>()("@agent-tools/core/ToolRegistry") {}
+
+/** opencode's rule: GPT models (not gpt-4, not oss) edit with apply_patch. */
+export const prefersPatch = (model: string): boolean =>
+  model.includes("gpt-") && !model.includes("oss") && !model.includes("gpt-4")
+
+const EDIT_FAMILY = new Set(["edit", "write", "multiedit"])
+
+/** Registry services the built-in tools and loaders need, besides each tool's own. */
+export type Requirements =
+  | Truncate.Truncate
+  | Permission.Permission
+  | Events.Events
+  | FileSystem.FileSystem
+  | Path.Path
+  | ModuleLoader
+
+/**
+ * Builds a registry from tool definitions (each built with `yield* Tool.build`, so the layer
+ * requires the union of their services) plus the custom tools and plugins of `options`.
+ */
+export const make = Effect.fnUntraced(function*<R>(
+  definitions: ReadonlyArray<Tool.Definition<string, any, R>>,
+  options: Options = {}
+) {
+  const events = yield* Events.Events
+  const permission = yield* Permission.Permission
+  const truncate = yield* Truncate.Truncate
+  const workspace = yield* Effect.serviceOption(Workspace.Workspace)
+  const path = yield* Path.Path
+  const root = Option.match(workspace, { onNone: () => path.resolve("."), onSome: (w) => w.root })
+
+  const tools = new Map<string, Tool.Built>()
+  for (const definition of definitions) {
+    const built = yield* Tool.build(definition)
+    tools.set(built.id, built)
+  }
+  const builtinIds = new Set(tools.keys())
+
+  // Custom tools and plugins: built with the registry's own services; failures become diagnostics.
+  const services = yield* Effect.context<Requirements>()
+  const loaded = yield* ToolLoader.loadDirectories(options.directories ?? [], root).pipe(
+    Effect.zip(ToolLoader.loadPlugins(options.plugins ?? [], root))
+  )
+  const diagnostics: Array<ToolLoader.ToolLoadError> = [...loaded[0].errors, ...loaded[1].errors]
+  const hooks: Array<Hooks.Hooks> = [...(options.hooks ?? []), ...loaded[1].hooks]
+  for (const { source, definition } of [...loaded[0].tools, ...loaded[1].tools]) {
+    if (builtinIds.has(definition.id) && options.allowOverride !== true) {
+      diagnostics.push(
+        new ToolLoader.ToolLoadError({
+          source,
+          reason: `"${definition.id}" would replace the built-in tool of that name; set allowOverride to allow it`
+        })
+      )
+      continue
+    }
+    const built = yield* Tool.build(definition).pipe(
+      Effect.provideContext(services as Context.Context<unknown>),
+      Effect.catchDefect((cause) =>
+        Effect.succeed(
+          new ToolLoader.ToolLoadError({
+            source,
+            reason: `init failed: ${cause instanceof Error ? cause.message : String(cause)}`
+          })
+        )
+      )
+    )
+    if (built instanceof ToolLoader.ToolLoadError) diagnostics.push(built)
+    else tools.set(built.id, built)
+  }
+  for (const error of diagnostics) yield* Effect.logWarning(error.message)
+
+  const disabledIds = new Set(options.disabled ?? [])
+  const rulesOf = (agent: string | undefined): Permission.Ruleset =>
+    agent === undefined ? permission.rules : [...permission.rules, ...(options.agents?.[agent] ?? [])]
+
+  const available = (query: ToolsQuery = {}): ReadonlyArray<Tool.Built> => {
+    const denied = PermissionRules.disabled([...tools.keys()], rulesOf(query.agent))
+    let list = [...tools.values()].filter((t) => !disabledIds.has(t.id) && !denied.has(t.id))
+    if (query.model !== undefined && list.some((t) => t.id === "apply_patch") && list.some((t) => EDIT_FAMILY.has(t.id))) {
+      const patch = prefersPatch(query.model)
+      list = list.filter((t) => t.id === "apply_patch" ? patch : EDIT_FAMILY.has(t.id) ? !patch : true)
+    }
+    return list
+  }
+
+  // The truncation hint depends only on the agent's static rules and the tool set: cache it.
+  const hints = new Map<string, Truncate.HintContext>()
+  const hintFor = (agent: string): Truncate.HintContext => {
+    let hint = hints.get(agent)
+    if (hint === undefined) {
+      const ids = new Set(available({ agent }).map((t) => t.id))
+      const task = ids.has("task") && PermissionRules.evaluate("task", "*", rulesOf(agent)).action !== "deny"
+      hint = { task, read: ids.has("read"), grep: ids.has("grep") }
+      hints.set(agent, hint)
+    }
+    return hint
+  }
+
+  const skip = new Set(options.truncation?.skip ?? [])
+  const shouldTruncate = options.truncation?.shouldTruncate
+  const bound = (tool: Tool.Built, result: Tool.Result, ctx: Tool.Context): Effect.Effect<Tool.Result> => {
+    if (skip.has(tool.id) || (shouldTruncate !== undefined && !shouldTruncate({ tool: tool.id, result }))) {
+      return result.metadata.truncated === undefined
+        ? events.publish({ _tag: "TruncationSkipped", tool: tool.id, reason: "registry policy" }).pipe(
+          Effect.as({ ...result, metadata: { ...result.metadata, truncated: false } })
+        )
+        : Effect.succeed(result)
+    }
+    return Tool.finalize(tool, result, ctx, hintFor(ctx.agent)).pipe(Effect.provideService(Truncate.Truncate, truncate))
+  }
+
+  const lookup = (id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
+    // Models often capitalise tool names: accept a case-insensitive match when it is unique.
+    const tool = tools.get(id) ?? [...tools.values()].find((t) => t.id.toLowerCase() === id.toLowerCase())
+    if (tool === undefined) {
+      return Effect.fail(new UnknownToolError({ tool: id, available: available({ agent }).map((t) => t.id) }))
+    }
+    if (disabledIds.has(tool.id)) {
+      return Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "it is disabled in the configuration" }))
+    }
+    if (PermissionRules.disabled([tool.id], rulesOf(agent)).has(tool.id)) {
+      return Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "a permission rule denies it" }))
+    }
+    return Effect.succeed(tool)
+  }
+
+  const abortable = <A, E>(effect: Effect.Effect<A, E>, tool: string, signal: AbortSignal) =>
+    signal.aborted
+      ? Effect.fail(new Tool.ToolError({ tool, message: "The tool call was aborted before it started." }))
+      : Effect.raceFirst(
+        effect,
+        Effect.callback<never, Tool.ToolError>((resume) => {
+          const onAbort = () => resume(Effect.fail(new Tool.ToolError({ tool, message: "The tool call was aborted." })))
+          signal.addEventListener("abort", onAbort, { once: true })
+          return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+        })
+      )
+
+  const execute = Effect.fn("ToolRegistry.execute")(function*(id: string, args: unknown, ctx: Tool.Context) {
+    const tool = yield* lookup(id, ctx.agent)
+    yield* Effect.annotateCurrentSpan({ "tool.name": tool.id, "tool.call_id": ctx.callID, "session.id": ctx.sessionID })
+    yield* events.publish({ _tag: "ToolStarted", tool: tool.id, sessionID: ctx.sessionID, callID: ctx.callID })
+    const started = yield* Clock.currentTimeMillis
+    const finished = (outcome: "success" | "failure" | "interrupted") =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => events.publish({
+        _tag: "ToolFinished",
+        tool: tool.id,
+        sessionID: ctx.sessionID,
+        callID: ctx.callID,
+        outcome,
+        durationMs: now - started
+      }))
+    const call = Effect.gen(function*() {
+      let valid = yield* tool.validate(args)
+      if (hooks.length > 0) {
+        const changed = yield* runBefore(hooks, tool.id, ctx, valid)
+        if (changed !== valid) valid = yield* tool.validate(changed)
+      }
+      const raw = yield* tool.run(valid, ctx)
+      const result = hooks.length > 0 ? yield* runAfter(hooks, tool.id, ctx, valid, raw) : raw
+      return yield* bound(tool, result, ctx)
+    })
+    return yield* abortable(call, tool.id, ctx.abort).pipe(
+      Effect.onExit((exit) =>
+        finished(exit._tag === "Success" ? "success" : exit.cause.reasons.every((r) => r._tag === "Interrupt") ? "interrupted" : "failure")
+      )
+    )
+  })
+
+  return ToolRegistry.of({
+    register: Effect.fn("ToolRegistry.register")(function*(tool: Tool.Built) {
+      tools.set(tool.id, tool)
+      hints.clear()
+    }),
+    unregister: Effect.fn("ToolRegistry.unregister")(function*(id: string) {
+      hints.clear()
+      return tools.delete(id)
+    }),
+    ids: Effect.sync(() => [...tools.keys()]),
+    get: (id) => Effect.sync(() => Option.fromUndefinedOr(tools.get(id))),
+    tools: Effect.fn("ToolRegistry.tools")(function*(query?: ToolsQuery) {
+      return available(query)
+    }),
+    execute,
+    diagnostics: Effect.sync(() => [...diagnostics]),
+    addHooks: Effect.fn("ToolRegistry.addHooks")(function*(added: Hooks.Hooks) {
+      hooks.push(added)
+    })
+  })
+})
+
+/** The registry as a layer. */
+export const layer = <R>(
+  definitions: ReadonlyArray<Tool.Definition<string, any, R>>,
+  options: Options = {}
+): Layer.Layer<ToolRegistry, never, R | Requirements> => Layer.effect(ToolRegistry, make(definitions, options))
