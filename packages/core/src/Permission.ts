@@ -2,9 +2,14 @@
  * Allow / ask / deny rules with wildcards; asks that wait for a reply (once / always / reject).
  *
  * CONTRACT (implementation owned by the Permission work): keep these names and shapes.
+ *
+ * Evaluation (see PermissionRules): the configured rules, then the ask's own `ruleset`, last match
+ * wins. A pattern still at `ask` after that is allowed when one of the session's `always`
+ * approvals matches it. Approvals only ever lift `ask` to `allow`: they never override a deny.
  */
-import { Context, Schema } from "effect"
-import type { Effect } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, Random, Schema } from "effect"
+import { Events } from "./Events.ts"
+import * as PermissionRules from "./PermissionRules.ts"
 
 export type Action = "allow" | "ask" | "deny"
 export type Reply = "once" | "always" | "reject"
@@ -38,6 +43,8 @@ export interface Decision {
   readonly action: Action
   /** The rule that decided; undefined when no rule matched (the default is `ask`). */
   readonly rule: Rule | undefined
+  /** Where the rule came from: the configured rules, the ask's `ruleset`, or a session approval. */
+  readonly source?: "rules" | "ruleset" | "approval" | undefined
 }
 
 export interface Explanation {
@@ -81,10 +88,237 @@ export class Permission extends Context.Service<Permission, {
     readonly message?: string | undefined
   }) => Effect.Effect<boolean>
   readonly pending: Effect.Effect<ReadonlyArray<Request>>
-  /** The decision for one permission and pattern (configured rules, then `extra`, then session approvals). */
-  readonly evaluate: (permission: string, pattern: string, extra?: Ruleset) => Effect.Effect<Decision>
+  /**
+   * The decision for one permission and pattern (configured rules, then `extra`, then the
+   * approvals of `sessionID` when given).
+   */
+  readonly evaluate: (
+    permission: string,
+    pattern: string,
+    extra?: Ruleset | undefined,
+    sessionID?: string | undefined
+  ) => Effect.Effect<Decision>
   /** What `ask` would decide, without asking. */
   readonly explain: (input: AskInput) => Effect.Effect<Explanation>
   /** The configured rules. */
   readonly rules: Ruleset
 }>()("@agent-tools/core/Permission") {}
+
+// ---------------------------------------------------------------------------------------------
+// Implementation
+
+export interface LayerOptions {
+  /** The configured rules (e.g. from `PermissionRules.fromConfig`). */
+  readonly rules?: Ruleset | undefined
+  /**
+   * What an `ask` does: `wait` for a `reply` (default); `reject` at once, for runtimes with no
+   * responder (CI, MCP without elicitation), so nothing hangs; `allow` at once.
+   */
+  readonly unattended?: "wait" | "reject" | "allow" | undefined
+  /** `"win32"` matches patterns case-insensitively (default posix). */
+  readonly platform?: string | undefined
+}
+
+interface Pending {
+  readonly request: Request
+  readonly deferred: Deferred.Deferred<void, PermissionRejectedError>
+}
+
+const combine = (decisions: ReadonlyArray<Decision>): Action =>
+  decisions.some((d) => d.action === "deny") ? "deny" : decisions.some((d) => d.action === "ask") ? "ask" : "allow"
+
+const describeRule = (d: Decision): string => {
+  if (d.rule === undefined) return "no rule matched (default: ask)"
+  const from = d.source === "approval"
+    ? " (approved for this session)"
+    : d.source === "ruleset"
+    ? " (rule of this call)"
+    : d.source === "rules"
+    ? " (configured)"
+    : ""
+  return `rule ${d.rule.permission} ${JSON.stringify(d.rule.pattern)} → ${d.rule.action}${from}`
+}
+
+/** One human-readable line per decision, e.g. `deny bash "rm -rf /": rule bash "rm *" → deny (configured)`. */
+export const explainText = (explanation: Explanation): string =>
+  explanation.decisions.length === 0
+    ? `${explanation.action}: nothing to check`
+    : explanation.decisions.map((d) => `${d.action} ${d.permission} ${JSON.stringify(d.pattern)}: ${describeRule(d)}`)
+      .join("\n")
+
+const unattendedFeedback = (decisions: ReadonlyArray<Decision>) =>
+  "No permission responder is configured (unattended mode \"reject\"), so this request was rejected: " +
+  decisions.filter((d) => d.action === "ask").map((d) => `${d.permission} ${JSON.stringify(d.pattern)} needs approval, ${
+    describeRule(d)
+  }`).join("; ")
+
+/** The Permission service: rules, per-session `always` approvals, and asks that wait on a Deferred. */
+export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never, Events> =>
+  Layer.effect(
+    Permission,
+    Effect.gen(function*() {
+      const events = yield* Events
+      const rules: Ruleset = options.rules ?? []
+      const matching = { platform: options.platform }
+      const unattended = options.unattended ?? "wait"
+      // Plain maps: every read-modify-write below runs without a yield in between, so it is atomic.
+      const pending = new Map<string, Pending>()
+      const approved = new Map<string, Array<Rule>>()
+      let counter = 0
+
+      const decide = (
+        sessionID: string | undefined,
+        permission: string,
+        pattern: string,
+        extra: Ruleset | undefined
+      ): Decision => {
+        const own = PermissionRules.evaluateWith(matching, permission, pattern, extra)
+        const decided = own.rule !== undefined
+          ? { ...own, source: "ruleset" as const }
+          : { ...PermissionRules.evaluateWith(matching, permission, pattern, rules), source: "rules" as const }
+        if (decided.action === "ask" && sessionID !== undefined) {
+          const approval = PermissionRules.evaluateWith(matching, permission, pattern, approved.get(sessionID))
+          if (approval.rule !== undefined) return { permission, pattern, ...approval, source: "approval" }
+        }
+        return decided.rule === undefined
+          ? { permission, pattern, action: "ask", rule: undefined }
+          : { permission, pattern, ...decided }
+      }
+
+      const explainNow = (input: AskInput): Explanation => {
+        const decisions = input.patterns.map((p) => decide(input.sessionID, input.permission, p, input.ruleset))
+        return { action: combine(decisions), decisions }
+      }
+
+      // per_<ms><counter><random>: sorts by creation within an instance, unique across instances.
+      const nextID = Effect.gen(function*() {
+        const ms = yield* Clock.currentTimeMillis
+        const rand = yield* Random.nextIntBetween(0, 36 ** 6)
+        counter++
+        return `per_${ms.toString(16).padStart(12, "0")}${counter.toString(16).padStart(6, "0")}${
+          rand.toString(36).padStart(6, "0")
+        }`
+      })
+
+      const asked = (request: Request) =>
+        events.publish({
+          _tag: "PermissionAsked",
+          id: request.id,
+          sessionID: request.sessionID,
+          permission: request.permission,
+          patterns: request.patterns
+        })
+      const replied = (request: Request, reply: Reply) =>
+        events.publish({ _tag: "PermissionReplied", id: request.id, sessionID: request.sessionID, reply })
+
+      const rejection = (request: Request, feedback?: string | undefined) =>
+        new PermissionRejectedError({
+          requestID: request.id,
+          permission: request.permission,
+          patterns: [...request.patterns],
+          ...(feedback === undefined || feedback === "" ? {} : { feedback })
+        })
+
+      const ofSession = (sessionID: string) => [...pending.values()].filter((p) => p.request.sessionID === sessionID)
+
+      const ask = Effect.fn("Permission.ask")(function*(input: AskInput) {
+        yield* Effect.annotateCurrentSpan({ permission: input.permission, sessionID: input.sessionID })
+        const explanation = explainNow(input)
+        // Any deny fails at once, even when another pattern would have asked: nothing is left pending.
+        const denied = explanation.decisions.find((d) => d.action === "deny")
+        if (denied !== undefined && denied.rule !== undefined) {
+          return yield* new PermissionDeniedError({
+            permission: denied.permission,
+            pattern: denied.pattern,
+            rule: { permission: denied.rule.permission, pattern: denied.rule.pattern, action: denied.rule.action }
+          })
+        }
+        if (explanation.action === "allow") return
+        const request: Request = { ...input, id: yield* nextID }
+        if (unattended !== "wait") {
+          // Still published, so UIs and audit logs see what was decided without a responder.
+          yield* asked(request)
+          yield* replied(request, unattended === "allow" ? "once" : "reject")
+          if (unattended === "allow") return
+          return yield* rejection(request, unattendedFeedback(explanation.decisions))
+        }
+        const deferred = yield* Deferred.make<void, PermissionRejectedError>()
+        // The finalizer is in place before the entry exists, so interruption never leaves it behind.
+        return yield* Effect.sync(() => pending.set(request.id, { request, deferred })).pipe(
+          Effect.andThen(asked(request)),
+          Effect.andThen(Deferred.await(deferred)),
+          Effect.ensuring(Effect.sync(() => pending.delete(request.id)))
+        )
+      })
+
+      const reply = Effect.fn("Permission.reply")(function*(input: {
+        readonly requestID: string
+        readonly reply: Reply
+        readonly message?: string | undefined
+      }) {
+        const entry = pending.get(input.requestID)
+        if (entry === undefined) return false
+        const { request } = entry
+        pending.delete(request.id)
+        yield* Effect.annotateCurrentSpan({ requestID: request.id, reply: input.reply })
+        yield* replied(request, input.reply)
+        if (input.reply === "reject") {
+          yield* Deferred.fail(entry.deferred, rejection(request, input.message))
+          // The user stopped this session: its other asks are rejected too (other sessions keep waiting).
+          for (const other of ofSession(request.sessionID)) {
+            pending.delete(other.request.id)
+            yield* replied(other.request, "reject")
+            yield* Deferred.fail(other.deferred, rejection(other.request))
+          }
+          return true
+        }
+        if (input.reply === "always") {
+          // Exactly the patterns the tool proposed (or the asked ones): never a broader `*`.
+          const list = approved.get(request.sessionID) ?? []
+          for (const pattern of request.always ?? request.patterns) {
+            list.push({ permission: request.permission, pattern, action: "allow" })
+          }
+          approved.set(request.sessionID, list)
+        }
+        yield* Deferred.succeed(entry.deferred, undefined)
+        if (input.reply === "always") {
+          for (const other of ofSession(request.sessionID)) {
+            if (explainNow(other.request).action !== "allow") continue
+            pending.delete(other.request.id)
+            yield* replied(other.request, "always")
+            yield* Deferred.succeed(other.deferred, undefined)
+          }
+        }
+        return true
+      })
+
+      const evaluate = Effect.fn("Permission.evaluate")(function*(
+        permission: string,
+        pattern: string,
+        extra?: Ruleset | undefined,
+        sessionID?: string | undefined
+      ) {
+        return decide(sessionID, permission, pattern, extra)
+      })
+
+      const explain = Effect.fn("Permission.explain")(function*(input: AskInput) {
+        return explainNow(input)
+      })
+
+      // Closing the layer rejects what still waits, so no tool call hangs on a dead responder.
+      yield* Effect.addFinalizer(() =>
+        Effect.forEach([...pending.values()], (p) => Deferred.fail(p.deferred, rejection(p.request)), { discard: true })
+      )
+
+      return Permission.of({
+        ask,
+        reply,
+        pending: Effect.sync(() => [...pending.values()].map((p) => p.request)).pipe(
+          Effect.withSpan("Permission.pending")
+        ),
+        evaluate,
+        explain,
+        rules
+      })
+    })
+  )
