@@ -2,9 +2,16 @@
  * Read-before-write and the stale-write guard: per session, what was read, when, and its content hash.
  *
  * CONTRACT (implementation owned by the FileTime/Workspace work): keep these names and shapes.
+ *
+ * Staleness is decided by content hash only (field failures C24/C25): an mtime bump with identical
+ * bytes (touch, formatter that changed nothing, coarse timestamps) never fails, and a rewrite that
+ * keeps size and mtime but changes bytes is always caught. Size, lines and times are kept only to
+ * explain a real change to the model.
  */
-import { Context, Schema } from "effect"
-import type { Effect } from "effect"
+// node:crypto is pure computation here (no I/O): SHA-256 is native-speed and collision-free in
+// practice, unlike a JS FNV/xxhash, and Node, Bun and Deno all provide it.
+import { createHash } from "node:crypto"
+import { Clock, Context, Effect, FileSystem, Layer, Option, Path, Schema, Semaphore } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 
 export interface Stamp {
@@ -47,3 +54,127 @@ export class FileTime extends Context.Service<FileTime, {
   /** Runs `effect` holding the writer lock of `path` (one writer per real path at a time). */
   readonly withLock: <A, E, R>(path: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("@agent-tools/core/FileTime") {}
+
+// ---------------------------------------------------------------------------------------------
+// Implementation
+
+export interface LayerOptions {
+  /** Turns the staleness check off: `assert` always succeeds (reads and locks still work). */
+  readonly disabled?: boolean | undefined
+}
+
+/** SHA-256 of the bytes, hex. */
+export const hash = (content: Uint8Array): string => createHash("sha256").update(content).digest("hex")
+
+/** Lines as an editor counts them: "a\nb" and "a\nb\n" both have 2, "" has 0. */
+export const countLines = (content: Uint8Array): number => {
+  let n = 0
+  for (let i = 0; i < content.length; i++) if (content[i] === 10) n++
+  return content.length > 0 && content[content.length - 1] !== 10 ? n + 1 : n
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+const isNotFound = (e: PlatformError) => e.reason._tag === "NotFound"
+
+/** What changed between the stamp and the current bytes, for the model. */
+const describeChange = (stamp: Stamp, size: number, lines: number, mtime: number | undefined): string => {
+  const what = size !== stamp.size || lines !== stamp.lines
+    ? `size ${stamp.size} → ${size} bytes, ${stamp.lines} → ${lines} lines`
+    : `same size (${size} bytes) and line count (${lines}) but different content`
+  const when = mtime === undefined ? "" : mtime === stamp.mtime ? `, mtime unchanged ${iso(mtime)}` : `, modified ${iso(mtime)}`
+  return `${what}${when} (read at ${iso(stamp.readAt)})`
+}
+
+/**
+ * Builds the service; `lockCount` (not part of the service contract) reports how many per-path
+ * locks are held or awaited, so tests can check the lock map is cleaned up.
+ */
+export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  // Plain maps: every read-modify-write happens without a yield in between, so it is atomic.
+  const sessions = new Map<string, Map<string, Stamp>>()
+  const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
+
+  // mtime of the file, undefined if it is gone or the platform has none.
+  const mtimeOf = (key: string) =>
+    fs.stat(key).pipe(
+      Effect.map((info) => Option.getOrUndefined(Option.map(info.mtime, (d) => d.getTime()))),
+      Effect.catchTag("PlatformError", (e) => (isNotFound(e) ? Effect.succeed(undefined) : Effect.fail(e)))
+    )
+
+  // stat before reading (C24): a write landing between the two shows up as a hash change later.
+  const stamp = Effect.fnUntraced(function*(key: string, content: Uint8Array | undefined) {
+    const mtime = yield* mtimeOf(key)
+    const bytes = content ?? (yield* fs.readFile(key))
+    const readAt = yield* Clock.currentTimeMillis
+    return { readAt, hash: hash(bytes), size: bytes.length, mtime, lines: countLines(bytes) } satisfies Stamp
+  })
+
+  const store = (sessionID: string, key: string, value: Stamp) =>
+    Effect.sync(() => {
+      let files = sessions.get(sessionID)
+      if (files === undefined) sessions.set(sessionID, files = new Map())
+      files.set(key, value)
+    })
+
+  const read = Effect.fn("FileTime.read")(function*(sessionID: string, file: string, content?: Uint8Array) {
+    const key = path.resolve(file)
+    yield* Effect.annotateCurrentSpan({ sessionID, path: key })
+    yield* store(sessionID, key, yield* stamp(key, content))
+  })
+
+  const recordWrite = Effect.fn("FileTime.recordWrite")(function*(sessionID: string, file: string, content: Uint8Array) {
+    const key = path.resolve(file)
+    yield* Effect.annotateCurrentSpan({ sessionID, path: key })
+    yield* store(sessionID, key, yield* stamp(key, content))
+  })
+
+  const get = Effect.fn("FileTime.get")(function*(sessionID: string, file: string) {
+    return sessions.get(sessionID)?.get(path.resolve(file))
+  })
+
+  const assert = Effect.fn("FileTime.assert")(function*(sessionID: string, file: string) {
+    if (options.disabled === true) return
+    const key = path.resolve(file)
+    yield* Effect.annotateCurrentSpan({ sessionID, path: key })
+    const previous = sessions.get(sessionID)?.get(key)
+    if (previous === undefined) return yield* new FileNotReadError({ path: key })
+    const mtime = yield* mtimeOf(key)
+    const bytes = yield* fs.readFile(key).pipe(
+      Effect.catchTag("PlatformError", (e) => (isNotFound(e) ? Effect.succeed(undefined) : Effect.fail(e)))
+    )
+    if (bytes === undefined) {
+      return yield* new FileModifiedError({
+        path: key,
+        details: `the file was deleted (it had ${previous.size} bytes, ${previous.lines} lines when read at ${
+          iso(previous.readAt)
+        })`
+      })
+    }
+    if (hash(bytes) === previous.hash) return
+    return yield* new FileModifiedError({ path: key, details: describeChange(previous, bytes.length, countLines(bytes), mtime) })
+  })
+
+  const withLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.suspend(() => {
+      const key = path.resolve(file)
+      let entry = locks.get(key)
+      if (entry === undefined) locks.set(key, entry = { semaphore: Semaphore.makeUnsafe(1), users: 0 })
+      const held = entry
+      held.users++ // counts holders and waiters; the entry goes when the last one leaves
+      return held.semaphore.withPermit(effect).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          if (--held.users === 0 && locks.get(key) === held) locks.delete(key)
+        }))
+      )
+    }).pipe(Effect.withSpan("FileTime.withLock", { attributes: { path: file } }))
+
+  const lockCount = Effect.sync(() => locks.size)
+  return { service: FileTime.of({ read, recordWrite, get, assert, withLock }), lockCount }
+})
+
+/** FileTime with per-session stamps and per-path writer locks. Needs FileSystem and Path. */
+export const layer = (options: LayerOptions = {}): Layer.Layer<FileTime, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(FileTime, Effect.map(make(options), (built) => built.service))

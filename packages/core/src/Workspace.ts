@@ -3,9 +3,15 @@
  * lies inside the workspace.
  *
  * CONTRACT (implementation owned by the FileTime/Workspace work): keep these names and shapes.
+ *
+ * Containment is decided on the real path (field failure C32): lexical checks let an in-workspace
+ * symlink, `..` or a prefix sibling (`/ws-evil` vs `/ws`) escape. The real path of a path that does
+ * not exist yet is the real path of its deepest existing ancestor plus the missing components, so a
+ * new file behind a symlinked directory is still attributed to the link's target.
  */
-import { Context, Schema } from "effect"
-import type { Effect } from "effect"
+import { Context, Effect, FileSystem, Layer, Option, Path, Schema } from "effect"
+import type { PlatformError } from "effect/PlatformError"
+import { SpillStorage } from "./SpillStorage.ts"
 
 export interface Resolved {
   /** The path as the tool received it. */
@@ -37,3 +43,139 @@ export class Workspace extends Context.Service<Workspace, {
   /** Whether a real path lies inside the root or an extra allowed directory. */
   readonly contains: (realPath: string) => boolean
 }>()("@agent-tools/core/Workspace") {}
+
+// ---------------------------------------------------------------------------------------------
+// Implementation
+
+/** The workspace root is missing or unusable: the layer cannot be built. */
+export class WorkspaceRootError extends Schema.TaggedError<WorkspaceRootError>()("WorkspaceRootError", {
+  root: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Workspace root ${this.root} ${this.reason}`
+  }
+}
+
+export interface LayerOptions {
+  /** The workspace root; relative tool paths resolve against it. Must exist. */
+  readonly root: string
+  /** Extra directories treated as inside (they may not exist yet). */
+  readonly allow?: ReadonlyArray<string> | undefined
+}
+
+const MAX_DANGLING_HOPS = 40
+
+// Node and MemoryFileSystem both keep the errno code on the cause; ELOOP and ENOTDIR share a reason tag.
+const errnoCode = (e: PlatformError): string | undefined => {
+  const cause: unknown = e.reason.cause
+  return typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
+}
+
+const explain = (e: PlatformError): string => {
+  if (e.reason._tag === "BadArgument") return `invalid path (${e.reason.message})`
+  switch (errnoCode(e)) {
+    case "ELOOP":
+      return "symbolic link loop (too many levels of symbolic links)"
+    case "ENOTDIR":
+      return "a component of the path is not a directory"
+  }
+  return e.reason._tag === "PermissionDenied" ? "permission denied while following the path" : e.message
+}
+
+/** `true` when `child` equals `parent` or lies under it (separator-aware, so `/ws-evil` is not in `/ws`). */
+export const isWithin = (parent: string, child: string, sep = "/"): boolean =>
+  child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
+
+/** Builds the service; exported for callers that want it without a layer. */
+export const make = Effect.fnUntraced(function*(options: LayerOptions) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+
+  const isNotFound = (e: PlatformError) => e.reason._tag === "NotFound"
+
+  /**
+   * realPath of the deepest existing ancestor + the missing components. A dangling symlink met at
+   * that boundary is followed lexically (its target may not exist), bounded like ELOOP.
+   */
+  const canonical = (
+    absolute: string,
+    shown: string,
+    hops = 0
+  ): Effect.Effect<{ readonly real: string; readonly exists: boolean }, PathResolutionError> => {
+    const fail = (reason: string) => Effect.fail(new PathResolutionError({ path: shown, reason }))
+    const walk = (
+      dir: string,
+      rest: ReadonlyArray<string>
+    ): Effect.Effect<{ readonly real: string; readonly exists: boolean }, PathResolutionError> =>
+      fs.realPath(dir).pipe(
+        Effect.matchEffect({
+          onSuccess: (realDir) => {
+            if (rest.length === 0) return Effect.succeed({ real: realDir, exists: true })
+            const [first, ...more] = rest as [string, ...Array<string>]
+            const candidate = path.join(realDir, first)
+            // `first` is missing, or a symlink whose target is missing: only the latter needs following.
+            return fs.readLink(candidate).pipe(
+              Effect.matchEffect({
+                onFailure: () => Effect.succeed({ real: path.join(candidate, ...more), exists: false }),
+                onSuccess: (target) =>
+                  hops >= MAX_DANGLING_HOPS
+                    ? fail("symbolic link loop (too many levels of symbolic links)")
+                    : canonical(path.resolve(realDir, target, ...more), shown, hops + 1)
+              })
+            )
+          },
+          onFailure: (e) =>
+            isNotFound(e) && dir !== path.dirname(dir)
+              ? walk(path.dirname(dir), [path.basename(dir), ...rest])
+              : fail(explain(e))
+        })
+      )
+    return walk(absolute, [])
+  }
+
+  const givenRoot = path.resolve(options.root)
+  const root = yield* fs.realPath(givenRoot).pipe(
+    Effect.mapError((e) =>
+      new WorkspaceRootError({ root: givenRoot, reason: isNotFound(e) ? "does not exist" : `cannot be resolved: ${e.message}` })
+    )
+  )
+  const rootInfo = yield* fs.stat(root).pipe(
+    Effect.mapError((e) => new WorkspaceRootError({ root: givenRoot, reason: `cannot be read: ${e.message}` }))
+  )
+  if (rootInfo.type !== "Directory") return yield* new WorkspaceRootError({ root: givenRoot, reason: "is not a directory" })
+
+  // Allowed and spill directories may not exist yet: canonicalise them like any other path.
+  const canonicalDir = (dir: string) =>
+    Effect.map(canonical(path.resolve(root, dir), dir), (r) => r.real).pipe(
+      Effect.mapError((e) => new WorkspaceRootError({ root: dir, reason: `(allowed directory) ${e.reason}` }))
+    )
+  const allowed = [root, ...(yield* Effect.forEach(options.allow ?? [], canonicalDir))]
+  const spillStorage = yield* Effect.serviceOption(SpillStorage)
+  const spillDirectory = Option.getOrUndefined(Option.flatMapNullishOr(spillStorage, (s) => s.directory))
+  const spillDir = spillDirectory === undefined ? undefined : yield* canonicalDir(spillDirectory)
+
+  const contains = (realPath: string): boolean => allowed.some((dir) => isWithin(dir, realPath, path.sep))
+
+  const resolve = Effect.fn("Workspace.resolve")(function*(input: string) {
+    const absolute = path.resolve(givenRoot, input) // never `~`-expanded: tools get literal paths
+    if (absolute.includes("\0")) return yield* new PathResolutionError({ path: input, reason: "the path contains a NUL byte" })
+    const { real, exists } = yield* canonical(absolute, absolute)
+    const inside = contains(real)
+    const spill = spillDir !== undefined && isWithin(spillDir, real, path.sep)
+    yield* Effect.annotateCurrentSpan({ input, real, inside, spill })
+    return { input, absolute, real, exists, inside, spill } satisfies Resolved
+  })
+
+  return Workspace.of({ root, resolve, contains })
+})
+
+/**
+ * The Workspace for `root` (+ `allow`). Needs FileSystem and Path; uses SpillStorage's directory
+ * when a SpillStorage is provided. Fails when the root does not exist or is not a directory.
+ */
+export const layer = (
+  options: LayerOptions
+): Layer.Layer<Workspace, WorkspaceRootError, FileSystem.FileSystem | Path.Path> => Layer.effect(Workspace, make(options))

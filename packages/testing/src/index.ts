@@ -1,1 +1,4 @@
-export {}
+export * as MemoryFileSystem from "./MemoryFileSystem.ts"
+export * as FakeSpawner from "./FakeSpawner.ts"
+export * as ScriptedPermission from "./ScriptedPermission.ts"
+export * as Fixtures from "./Fixtures.ts"
