@@ -3,8 +3,10 @@
  *
  * CONTRACT (implementation owned by the Truncate/Spill work): keep these names and shapes.
  */
-import { Context, Schema } from "effect"
-import type { Effect, Scope, Stream } from "effect"
+import { Clock, Context, Effect, Exit, FileSystem, Layer, Option, Path, Schema, Scope, Stream } from "effect"
+import type { PlatformError } from "effect/PlatformError"
+import { concat, HOUR_MS, makeCap, makeNamer, PREFIX, scheduleCleanup, writeAll } from "./SpillWriting.ts"
+import * as Utf8 from "./Utf8.ts"
 
 export class SpillError extends Schema.TaggedError<SpillError>()("SpillError", {
   message: Schema.String,
@@ -39,3 +41,265 @@ export class SpillStorage extends Context.Service<SpillStorage, {
   /** The directory spills live in, for a file-system store; Workspace treats it as readable. */
   readonly directory: string | undefined
 }>()("@agent-tools/core/SpillStorage") {}
+
+// ---------------------------------------------------------------------------------------------
+// Implementations
+// ---------------------------------------------------------------------------------------------
+
+export interface Options {
+  /** Spills older than this (by mtime, or store time in memory) are deleted. Default 7. */
+  readonly retentionDays?: number | undefined
+  /**
+   * Per-spill cap in bytes. Default 100 MiB: a whole build or test log (about a million lines)
+   * still fits for grep/read paging, while one runaway command can no longer fill the disk
+   * (A4: single spills of 9 GB, 63 GB in total). Past it a `[spill truncated at N bytes]` trailer.
+   */
+  readonly maxBytes?: number | undefined
+}
+
+export const DEFAULT_RETENTION_DAYS = 7
+export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024
+const DAY_MS = 24 * 60 * 60 * 1000
+/** A temp file untouched for this long belongs to a writer that died. */
+const TEMP_MAX_AGE_MS = HOUR_MS
+const TEMP_PREFIX = ".tool_"
+const TEMP_SUFFIX = ".tmp"
+/** Whole spills up to this size are written in one call: one round trip, at most 8 MiB extra. */
+const SMALL = 8 * 1024 * 1024
+/** Small chunks are gathered up to this size before a write: one syscall per chunk is slow. */
+const COALESCE = 256 * 1024
+
+const spillError = (message: string) => (cause: unknown) => new SpillError({ message: `${message}: ${String(cause)}`, cause })
+
+const settings = (options: Options) => ({
+  retentionMs: (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS,
+  maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES
+})
+
+const expired = (p: string) =>
+  new SpillError({ message: `The spilled output ${p} has expired or was cleaned up; run the tool again to get it.` })
+const notOurs = (p: string) => new SpillError({ message: `${p} is not a spill of this store` })
+
+/**
+ * Spills as files in `dir` (created on demand) over Effect `FileSystem` and `Path`. Each spill is
+ * written to `.tool_<id>.tmp` beside its final name and renamed on commit, so a reader never sees
+ * a partial spill; a writer whose scope closes before commit removes its temp. Cleanup deletes
+ * only `tool_*` regular files older than the retention by mtime, and temps older than an hour.
+ */
+export const layer = (
+  options: Options & { readonly dir: string }
+): Layer.Layer<SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(
+    SpillStorage,
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const dir = path.resolve(options.dir)
+      const { maxBytes, retentionMs } = settings(options)
+      const nextName = makeNamer()
+      const owns = (p: string) => {
+        const resolved = path.resolve(p)
+        return path.dirname(resolved) === dir && path.basename(resolved).startsWith(PREFIX)
+      }
+      const names = fs.readDirectory(dir).pipe(
+        Effect.catchTag("PlatformError", (e) => e.reason._tag === "NotFound" ? Effect.succeed([]) : Effect.fail(e)),
+        Effect.mapError(spillError(`cannot list ${dir}`))
+      )
+      // lstat: a symlink or directory named like a spill is never ours to delete.
+      const fileInfo = (p: string) =>
+        Effect.map(Effect.option(fs.lstat(p)), (o) => Option.isSome(o) && o.value.type === "File" ? o.value : undefined)
+
+      const list = Effect.gen(function*() {
+        const entries: Array<SpillEntry> = []
+        for (const name of (yield* names).filter((n) => n.startsWith(PREFIX)).sort()) {
+          const p = path.join(dir, name)
+          const info = yield* fileInfo(p)
+          if (info === undefined) continue
+          entries.push({ path: p, size: Number(info.size), mtime: Option.getOrUndefined(info.mtime)?.getTime() ?? 0 })
+        }
+        return entries as ReadonlyArray<SpillEntry>
+      }).pipe(Effect.withSpan("SpillStorage.list"))
+
+      const cleanup = Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        let deleted = 0
+        for (const name of yield* names) {
+          const spill = name.startsWith(PREFIX)
+          if (!spill && !(name.startsWith(TEMP_PREFIX) && name.endsWith(TEMP_SUFFIX))) continue
+          const p = path.join(dir, name)
+          const mtime = Option.getOrUndefined((yield* fileInfo(p))?.mtime ?? Option.none())?.getTime()
+          if (mtime === undefined || now - mtime <= (spill ? retentionMs : TEMP_MAX_AGE_MS)) continue
+          const removed = yield* Effect.option(fs.remove(p))
+          if (spill && Option.isSome(removed)) deleted++
+        }
+        return deleted
+      }).pipe(Effect.withSpan("SpillStorage.cleanup"))
+
+      const firstUse = yield* scheduleCleanup(cleanup)
+
+      // The directory is made on first use and again only if it disappeared.
+      let dirReady = false
+      const makeDir = fs.makeDirectory(dir, { recursive: true }).pipe(
+        Effect.mapError(spillError(`cannot create ${dir}`)),
+        Effect.tap(() => Effect.sync(() => void (dirReady = true)))
+      )
+      /** Runs `create` (which makes a file in `dir`), making the directory first when needed. */
+      const inDir = <A>(target: string, create: Effect.Effect<A, PlatformError>) =>
+        (dirReady ? create : Effect.andThen(makeDir, create)).pipe(
+          Effect.catchTag("PlatformError", (e) =>
+            e.reason._tag === "NotFound" ? Effect.andThen(makeDir, create) : Effect.fail(e)),
+          Effect.mapError((e) => e._tag === "SpillError" ? e : spillError(`cannot create ${target}`)(e))
+        )
+      const spillNames = Effect.map(nextName, (name) => ({
+        final: path.join(dir, name),
+        temp: path.join(dir, TEMP_PREFIX + name.slice(PREFIX.length) + TEMP_SUFFIX)
+      }))
+      const rename = (temp: string, final: string) =>
+        fs.rename(temp, final).pipe(Effect.mapError(spillError(`cannot rename ${temp}`)))
+
+      const writer = Effect.gen(function*() {
+        yield* firstUse
+        const { final, temp } = yield* spillNames
+        let committed = false
+        // Registered before the file is opened, so it runs after the handle is closed.
+        yield* Effect.addFinalizer(() => committed ? Effect.void : Effect.ignore(fs.remove(temp, { force: true })))
+        const fileScope = yield* Scope.fork(yield* Effect.scope)
+        const file = yield* inDir(temp, fs.open(temp, { flag: "wx" }).pipe(Scope.provide(fileScope)))
+        const cap = makeCap(maxBytes)
+        let gathered: Array<Uint8Array> = []
+        let gatheredBytes = 0
+        const flush = Effect.suspend(() => {
+          if (gathered.length === 0) return Effect.void
+          const data = gathered.length === 1 ? gathered[0]! : concat(gathered, gatheredBytes)
+          gathered = []
+          gatheredBytes = 0
+          return file.writeAll(data).pipe(Effect.mapError(spillError(`cannot write ${temp}`)))
+        })
+        // Big chunks are written as they come; small ones are copied and gathered (callers may reuse buffers).
+        const put = (chunks: Array<Uint8Array>) =>
+          Effect.forEach(chunks, (c) => {
+            if (gatheredBytes + c.length < COALESCE) {
+              gathered.push(c.slice())
+              gatheredBytes += c.length
+              return Effect.void
+            }
+            return Effect.andThen(flush, file.writeAll(c).pipe(Effect.mapError(spillError(`cannot write ${temp}`))))
+          }, { discard: true })
+        const write = (chunk: Uint8Array) =>
+          committed ? Effect.fail(new SpillError({ message: `spill ${final} is already committed` })) : put(cap.feed(chunk))
+        const commit = Effect.suspend(() =>
+          committed ? Effect.succeed(final) : Effect.gen(function*() {
+            yield* put(cap.end())
+            yield* flush
+            yield* Scope.close(fileScope, Exit.void)
+            yield* rename(temp, final)
+            committed = true
+            return final
+          })
+        ).pipe(Effect.withSpan("SpillStorage.commit"))
+        return { write, commit } satisfies SpillWriter
+      }).pipe(Effect.withSpan("SpillStorage.writer"))
+
+      // Up to SMALL bytes under the cap: one writeFile and a rename, the fewest round trips.
+      const writeSmall = Effect.fnUntraced(function*(data: Uint8Array) {
+        yield* firstUse
+        const { final, temp } = yield* spillNames
+        yield* inDir(temp, fs.writeFile(temp, data, { flag: "wx" })).pipe(
+          Effect.andThen(rename(temp, final)),
+          Effect.onError(() => Effect.ignore(fs.remove(temp, { force: true })))
+        )
+        return final
+      })
+
+      const write = Effect.fn("SpillStorage.write")(function*(content: string | Uint8Array) {
+        const limit = Math.min(SMALL, maxBytes)
+        if (typeof content !== "string") {
+          return yield* (content.length <= limit ? writeSmall(content) : writeAll(writer, content))
+        }
+        if (content.length <= limit && Utf8.byteLength(content) <= limit) {
+          return yield* writeSmall(new TextEncoder().encode(content))
+        }
+        return yield* writeAll(writer, content)
+      })
+
+      const read = (p: string): Stream.Stream<Uint8Array, SpillError> =>
+        owns(p)
+          ? fs.stream(path.resolve(p)).pipe(
+            Stream.mapError((e) => e.reason._tag === "NotFound" ? expired(p) : spillError(`cannot read ${p}`)(e))
+          )
+          : Stream.fail(notOurs(p))
+
+      return SpillStorage.of({ write, writer, read, owns, list, cleanup, directory: dir })
+    })
+  )
+
+const MEMORY_ROOT = "memory://spill/"
+
+/**
+ * Spills kept in memory under `memory://spill/tool_…`, with the same naming, cap, commit and
+ * retention semantics (age by `Clock` time). For tests and for runtimes without a disk.
+ */
+export const layerMemory = (options: Options = {}): Layer.Layer<SpillStorage> =>
+  Layer.effect(
+    SpillStorage,
+    Effect.gen(function*() {
+      const { maxBytes, retentionMs } = settings(options)
+      const store = new Map<string, { readonly data: Uint8Array; readonly mtime: number }>()
+      const nextName = makeNamer()
+      const owns = (p: string) => p.startsWith(MEMORY_ROOT + PREFIX) && !p.slice(MEMORY_ROOT.length).includes("/")
+
+      const list = Effect.sync((): ReadonlyArray<SpillEntry> =>
+        [...store].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([p, e]) => ({
+          path: p,
+          size: e.data.length,
+          mtime: e.mtime
+        }))
+      ).pipe(Effect.withSpan("SpillStorage.list"))
+
+      const cleanup = Effect.map(Clock.currentTimeMillis, (now) => {
+        let deleted = 0
+        for (const [p, e] of store) {
+          if (now - e.mtime > retentionMs && store.delete(p)) deleted++
+        }
+        return deleted
+      }).pipe(Effect.withSpan("SpillStorage.cleanup"))
+
+      const firstUse = yield* scheduleCleanup(cleanup)
+
+      const writer = Effect.gen(function*() {
+        yield* firstUse
+        const final = MEMORY_ROOT + (yield* nextName)
+        const chunks: Array<Uint8Array> = []
+        const cap = makeCap(maxBytes)
+        let committed = false
+        // Copies: a caller may reuse its buffer once `write` returns.
+        const put = (parts: Array<Uint8Array>) => parts.forEach((c) => chunks.push(c.slice()))
+        const write = (chunk: Uint8Array) =>
+          committed
+            ? Effect.fail(new SpillError({ message: `spill ${final} is already committed` }))
+            : Effect.sync(() => put(cap.feed(chunk)))
+        const commit = Effect.suspend(() => {
+          if (committed) return Effect.succeed(final)
+          put(cap.end())
+          const data = concat(chunks, chunks.reduce((n, c) => n + c.length, 0))
+          chunks.length = 0
+          committed = true
+          return Effect.map(Clock.currentTimeMillis, (mtime) => (store.set(final, { data, mtime }), final))
+        }).pipe(Effect.withSpan("SpillStorage.commit"))
+        return { write, commit } satisfies SpillWriter
+      }).pipe(Effect.withSpan("SpillStorage.writer"))
+
+      const write = Effect.fn("SpillStorage.write")(function*(content: string | Uint8Array) {
+        return yield* writeAll(writer, content)
+      })
+
+      const read = (p: string): Stream.Stream<Uint8Array, SpillError> =>
+        Stream.suspend(() => {
+          if (!owns(p)) return Stream.fail(notOurs(p))
+          const entry = store.get(p)
+          return entry === undefined ? Stream.fail(expired(p)) : Stream.succeed(entry.data)
+        })
+
+      return SpillStorage.of({ write, writer, read, owns, list, cleanup, directory: undefined })
+    })
+  )

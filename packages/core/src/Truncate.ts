@@ -4,8 +4,12 @@
  *
  * CONTRACT (implementation owned by the Truncate/Spill work): keep these names and shapes.
  */
-import { Context } from "effect"
-import type { Effect, Stream } from "effect"
+import { Context, Effect, Layer, Result as ResultModule, Stream } from "effect"
+import { Events } from "./Events.ts"
+import * as LineWindow from "./LineWindow.ts"
+import { SpillError, SpillStorage, type SpillWriter } from "./SpillStorage.ts"
+import * as Strategy from "./TruncationStrategy.ts"
+import * as Utf8 from "./Utf8.ts"
 
 export type Direction = "head" | "tail" | "head+tail"
 
@@ -52,3 +56,253 @@ export class Truncate extends Context.Service<Truncate, {
   /** Effective limits for a tool: global < per-tool < per-call. */
   readonly limits: (options?: Options) => Limits
 }>()("@agent-tools/core/Truncate") {}
+
+export interface ToolConfig {
+  readonly maxLines?: number | undefined
+  readonly maxBytes?: number | undefined
+  readonly direction?: Direction | undefined
+  /** Opts the tool out: its output is returned whole (a `TruncationSkipped` event says so). */
+  readonly disabled?: boolean | undefined
+}
+
+export interface Config {
+  readonly maxLines?: number | undefined
+  readonly maxBytes?: number | undefined
+  readonly direction?: Direction | undefined
+  /** Per-tool overrides, by tool id (also MCP tools: A7). */
+  readonly tools?: Readonly<Record<string, ToolConfig>> | undefined
+}
+
+/** opencode's limits: 2000 lines, 50 KiB, head. */
+export const defaults: Limits = { maxLines: 2000, maxBytes: 51200, direction: "head" }
+
+const count = (value: number | undefined, fallback: number): number =>
+  typeof value === "number" && !Number.isNaN(value) ? Math.max(0, Math.floor(value)) : fallback
+
+const override = (base: Limits, over: Options | ToolConfig | Config | undefined): Limits =>
+  over === undefined ? base : {
+    maxLines: count(over.maxLines, base.maxLines),
+    maxBytes: count(over.maxBytes, base.maxBytes),
+    direction: over.direction ?? base.direction
+  }
+
+const whole = (text: string, m: LineWindow.Measure): Result => ({
+  content: text,
+  truncated: false,
+  totalBytes: m.bytes,
+  totalLines: m.lines,
+  removedLines: 0,
+  removedBytes: 0
+})
+
+/**
+ * The Truncate service: limits from `config` (global < per-tool < per-call), the full output
+ * spilled to `SpillStorage`, outcomes published on `Events`, the preview made by the
+ * `TruncationStrategy` in context (lines by default).
+ */
+export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillStorage | Events> =>
+  Layer.effect(
+    Truncate,
+    Effect.gen(function*() {
+      const spill = yield* SpillStorage
+      const events = yield* Events
+      const strategy = yield* Strategy.TruncationStrategy
+      const global = override(defaults, config)
+      const toolConfig = (tool: string | undefined): ToolConfig | undefined =>
+        tool !== undefined && config.tools !== undefined && Object.hasOwn(config.tools, tool)
+          ? config.tools[tool]
+          : undefined
+      const limits = (options?: Options): Limits => override(override(global, toolConfig(options?.tool)), options)
+      const disabled = (options?: Options) => toolConfig(options?.tool)?.disabled === true
+      const skip = (options?: Options) =>
+        events.publish({ _tag: "TruncationSkipped", tool: options?.tool, reason: "truncation disabled for this tool" })
+
+      // Publishes the outcome and assembles the result of a truncated output.
+      const finish = Effect.fnUntraced(function*(
+        spilled: ResultModule.Result<string, SpillError>,
+        m: LineWindow.Measure,
+        options: Options | undefined,
+        preview: (notice: Strategy.Notice) => Effect.Effect<Strategy.Preview>
+      ) {
+        const outputPath = ResultModule.isSuccess(spilled) ? spilled.success : undefined
+        const spillError = ResultModule.isFailure(spilled) ? spilled.failure.message : undefined
+        if (spillError !== undefined) {
+          yield* events.publish({ _tag: "SpillFailed", tool: options?.tool, message: spillError })
+          yield* Effect.logWarning("spilling a truncated output failed", spillError)
+        }
+        const notice = Strategy.makeNotice({
+          totalLines: m.lines,
+          totalBytes: m.bytes,
+          outputPath,
+          spillError,
+          hint: options?.hint
+        })
+        const p = yield* preview(notice)
+        yield* events.publish({
+          _tag: "OutputTruncated",
+          tool: options?.tool,
+          outputPath,
+          totalBytes: m.bytes,
+          totalLines: m.lines,
+          removedBytes: p.removedBytes,
+          removedLines: p.removedLines
+        })
+        yield* Effect.annotateCurrentSpan({ truncated: true, totalBytes: m.bytes, outputPath: outputPath ?? "" })
+        const result: Result = {
+          content: p.content,
+          truncated: true,
+          outputPath,
+          totalBytes: m.bytes,
+          totalLines: m.lines,
+          removedLines: p.removedLines,
+          removedBytes: p.removedBytes,
+          spillError
+        }
+        return result
+      })
+
+      const output = Effect.fn("Truncate.output")(function*(text: string, options?: Options) {
+        const m = LineWindow.measure(text)
+        if (disabled(options)) {
+          yield* skip(options)
+          return whole(text, m)
+        }
+        const lim = limits(options)
+        if (LineWindow.fits(m, lim)) return whole(text, m)
+        const spilled = yield* Effect.result(spill.write(text))
+        return yield* finish(spilled, m, options, (notice) =>
+          Effect.try({
+            try: () => strategy.preview(text, lim, notice),
+            catch: (cause) => cause
+          }).pipe(
+            // A broken custom strategy must not lose the output: fall back to whole lines.
+            Effect.catch((cause) =>
+              Effect.logWarning(`truncation strategy "${strategy.name}" failed; using lines`, cause).pipe(
+                Effect.as(Strategy.lines.preview(text, lim, notice))
+              )
+            )
+          ))
+      })
+
+      const stream = Effect.fn("Truncate.stream")(function*<E, R>(
+        input: Stream.Stream<string | Uint8Array, E, R>,
+        options?: Options
+      ) {
+        const lim = limits(options)
+        if (disabled(options)) {
+          const text = yield* Stream.mkString(decodeChunks(input))
+          yield* skip(options)
+          return whole(text, LineWindow.measure(text))
+        }
+        return yield* Effect.scoped(streamWindow(input, lim, options))
+      })
+
+      // Bounded memory: the window builder, raw bytes only until the limits are exceeded, then
+      // every chunk goes straight to the spill writer.
+      const streamWindow = Effect.fnUntraced(function*<E, R>(
+        input: Stream.Stream<string | Uint8Array, E, R>,
+        lim: Limits,
+        options: Options | undefined
+      ) {
+        const builder = new LineWindow.Builder(lim)
+        const decode = chunkDecoder()
+        let bytes = 0
+        let pending: Array<Uint8Array> | undefined = []
+        let writer: SpillWriter | undefined
+        let failure: SpillError | undefined
+        const exceeded = () => builder.newlines > lim.maxLines || bytes > lim.maxBytes + 1
+        const abandon = (e: SpillError) =>
+          Effect.sync(() => {
+            failure = e
+            writer = undefined
+            pending = undefined
+          })
+        const open = Effect.gen(function*() {
+          const opened = yield* Effect.result(spill.writer)
+          if (ResultModule.isFailure(opened)) return yield* abandon(opened.failure)
+          writer = opened.success
+          const buffered = pending ?? []
+          pending = undefined
+          for (const chunk of buffered) yield* writer.write(chunk).pipe(Effect.catch(abandon))
+        })
+        const take = ({ raw, text }: Decoded) =>
+          Effect.suspend(() => {
+            builder.push(text)
+            bytes += raw.length
+            if (failure !== undefined || raw.length === 0) return Effect.void
+            if (writer !== undefined) return writer.write(raw).pipe(Effect.catch(abandon))
+            pending?.push(raw.slice()) // a producer may reuse its buffer once the chunk is taken
+            return exceeded() ? open : Effect.void
+          })
+        yield* Stream.runForEach(input, (chunk) => take(decode(chunk)))
+        yield* take(decode.end())
+        const m = builder.measure(bytes)
+        if (LineWindow.fits(m, lim)) return whole(builder.text() ?? "", m)
+        if (writer === undefined && failure === undefined) yield* open
+        const spilled: ResultModule.Result<string, SpillError> = writer !== undefined
+          ? yield* Effect.result(writer.commit)
+          : ResultModule.fail(failure ?? new SpillError({ message: "spill not written" }))
+        const w = builder.window()
+        return yield* finish(spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
+      })
+
+      return Truncate.of({ output, stream, limits })
+    })
+  )
+
+/**
+ * Turns string and byte chunks into text and the bytes to spill: UTF-8 decoded incrementally (a
+ * character split across chunks is decoded whole, a BOM is kept), surrogate pairs split across
+ * string chunks rejoined. `end()` flushes what is held back.
+ */
+interface Decoded {
+  readonly text: string
+  readonly raw: Uint8Array
+}
+
+const chunkDecoder = () => {
+  // Not `decode(chunk, { stream: true })`: Node's streaming mode skips its fast UTF-8 path (about
+  // 10× slower). An unfinished character at the end of a chunk is held back and decoded with the next.
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+  const encoder = new TextEncoder()
+  let held: Uint8Array | undefined
+  let carry = ""
+  const decode = (chunk: string | Uint8Array): Decoded => {
+    if (typeof chunk !== "string") {
+      let data = chunk
+      if (held !== undefined) {
+        data = new Uint8Array(held.length + chunk.length)
+        data.set(held)
+        data.set(chunk, held.length)
+        held = undefined
+      }
+      const keep = data.length - Utf8.incompleteTail(data)
+      if (keep < data.length) held = data.slice(keep)
+      return { text: decoder.decode(data.subarray(0, keep)), raw: chunk }
+    }
+    let text = carry + chunk
+    carry = ""
+    const last = text.charCodeAt(text.length - 1)
+    if (last >= 0xd800 && last <= 0xdbff) {
+      carry = text.slice(-1)
+      text = text.slice(0, -1)
+    }
+    return { text, raw: encoder.encode(text) }
+  }
+  return Object.assign(decode, {
+    // Bytes of an unfinished character were counted when they came; a held-back lone surrogate was not.
+    end: (): Decoded => {
+      const bytes = held
+      const rest = carry
+      held = undefined
+      carry = ""
+      return { text: (bytes === undefined ? "" : decoder.decode(bytes)) + rest, raw: encoder.encode(rest) }
+    }
+  })
+}
+
+const decodeChunks = <E, R>(input: Stream.Stream<string | Uint8Array, E, R>): Stream.Stream<string, E, R> =>
+  Stream.suspend(() => {
+    const decode = chunkDecoder()
+    return input.pipe(Stream.map((chunk) => decode(chunk).text), Stream.concat(Stream.sync(() => decode.end().text)))
+  })

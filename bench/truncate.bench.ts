@@ -1,0 +1,216 @@
+/**
+ * Truncate on big outputs: ours against a faithful re-implementation of opencode's algorithm
+ * (bench/baseline/opencode-truncate.ts), same process, same inputs, same spill directory.
+ *
+ * For 1 MB, 10 MB and 100 MB of realistic log lines:
+ * - end to end: `Truncate.output` (head, and head+tail) and `Truncate.stream` (64 KiB byte chunks)
+ *   against opencode's `output`, spill written to a temp dir with the real NodeFileSystem; every
+ *   spill is deleted right after its run so page-cache writeback does not pile up on one side;
+ * - CPU only (spill excluded): our measure + window + render against opencode's split + walk;
+ * - extra heap: peak of live heapUsed + arrayBuffers (a GC before each sample, every 2 ms while
+ *   the call runs) above the level after a GC, relative to the input size.
+ *
+ *   ./node_modules/.bin/node --expose-gc bench/truncate.bench.ts [--runs=N] [--sizes=1,10,100]
+ * Writes bench/RESULTS-truncate.md.
+ */
+import { rmSync, writeFileSync } from "node:fs"
+import { cpus, loadavg } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import { Context, Effect, FileSystem, Layer, Stream } from "effect"
+import { Events, SpillStorage, Truncate } from "@agent-tools/core"
+import * as LineWindow from "../packages/core/src/LineWindow.ts"
+import * as Strategy from "../packages/core/src/TruncationStrategy.ts"
+import * as Baseline from "./baseline/opencode-truncate.ts"
+import { fmt, machine, median } from "./lib/stats.ts"
+
+const argv = process.argv.slice(2)
+const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1]
+const sizes = (flag("sizes") ?? "1,10,100").split(",").map(Number)
+const runsFor = (mb: number) => Number(flag("runs") ?? (mb >= 100 ? 5 : mb >= 10 ? 9 : 21))
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
+const MB = 1_000_000
+
+const levels = ["INFO ", "DEBUG", "WARN ", "INFO ", "ERROR"]
+const logLine = (i: number) =>
+  `2026-11-22T03:${String((i / 60 | 0) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}.${String(i % 1000).padStart(3, "0")}Z ` +
+  `${levels[i % 5]} [worker-${i % 8}] GET /api/v1/projects/${i % 97}/items/${i * 7} status=${i % 13 === 0 ? 500 : 200} ` +
+  `took=${i % 997}ms bytes=${(i * 31) % 65536} trace=${(i * 2654435761 >>> 0).toString(16)}\n`
+
+const logText = (bytes: number) => {
+  const parts: Array<string> = []
+  let n = 0
+  for (let i = 0; n < bytes; i++) {
+    const line = logLine(i)
+    parts.push(line)
+    n += line.length
+  }
+  return parts.join("")
+}
+
+/**
+ * Peak extra live memory (heapUsed + arrayBuffers) while `run` runs, above the level after a GC.
+ * The sampler forces a GC before each reading, so garbage not yet collected does not count.
+ */
+const peakExtra = async (run: () => Promise<unknown>): Promise<number> => {
+  // Backing stores of freed ArrayBuffers are released asynchronously: let the last run's go.
+  for (let i = 0; i < 3; i++) {
+    gc()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const usage = () => {
+    const m = process.memoryUsage()
+    return m.heapUsed + m.arrayBuffers
+  }
+  // The floor is the lowest live level seen before, during or after the call: garbage that
+  // survived the first GC must not be counted as a saving.
+  let floor = usage()
+  let peak = floor
+  const sample = () => {
+    gc()
+    const u = usage()
+    peak = Math.max(peak, u)
+    floor = Math.min(floor, u)
+  }
+  const timer = setInterval(sample, 2)
+  try {
+    await run()
+  } finally {
+    clearInterval(timer)
+  }
+  sample()
+  return peak - floor
+}
+
+const Node = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
+
+const program = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const dir = yield* fs.makeTempDirectoryScoped({ prefix: "agent-tools-truncate-bench-" })
+  const spillDir = join(dir, "ours")
+  const baseDir = join(dir, "opencode")
+  const ctx = yield* Layer.build(
+    Truncate.layer().pipe(Layer.provideMerge(SpillStorage.layer({ dir: spillDir })), Layer.provide(Events.layerNoop))
+  )
+  const truncate = Context.get(ctx, Truncate.Truncate)
+  const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
+  const drop = (path: string | undefined) => path !== undefined && rmSync(path, { force: true })
+
+  const cases = {
+    opencode: async (text: string) => {
+      const r = await run(Baseline.output(baseDir, text).pipe(Effect.provide(Node)))
+      drop(r.truncated ? r.outputPath : undefined)
+    },
+    ours: async (text: string) => drop((await run(truncate.output(text))).outputPath),
+    oursHeadTail: async (text: string) => drop((await run(truncate.output(text, { direction: "head+tail" }))).outputPath),
+    oursStream: async (_text: string, bytes: Uint8Array) => {
+      const chunks = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => bytes.subarray(i * 65536, (i + 1) * 65536))
+      drop((await run(truncate.stream(Stream.fromIterable(chunks)))).outputPath)
+    },
+    cpuOpencode: async (text: string) => void Baseline.plan(text),
+    cpuOurs: async (text: string) => {
+      const m = LineWindow.measure(text)
+      const limits = Truncate.defaults
+      const notice = Strategy.makeNotice({ totalLines: m.lines, totalBytes: m.bytes, outputPath: "/x", spillError: undefined })
+      void Strategy.lines.preview(text, limits, notice)
+    }
+  }
+  type Case = keyof typeof cases
+
+  const rows: Array<Record<string, string>> = []
+  for (const mb of sizes) {
+    const text = logText(mb * MB)
+    const bytes = new TextEncoder().encode(text)
+    const times: Record<Case, Array<number>> = {
+      opencode: [],
+      ours: [],
+      oursHeadTail: [],
+      oursStream: [],
+      cpuOpencode: [],
+      cpuOurs: []
+    }
+    const names = Object.keys(cases) as Array<Case>
+    for (const name of names) yield* Effect.promise(() => cases[name](text, bytes)) // warm-up
+    const runs = runsFor(mb)
+    for (let i = 0; i < runs; i++) {
+      for (const name of names) {
+        // A new string each run: V8 caches split() results per string, a real output is never split twice.
+        const fresh = `run ${i} ${name}\n${text}`
+        fresh.indexOf("\u0000") // flattens it before the clock starts
+        gc()
+        const t0 = performance.now()
+        yield* Effect.promise(() => cases[name](fresh, bytes))
+        times[name].push(performance.now() - t0)
+      }
+    }
+    const heap: Partial<Record<Case, number>> = {}
+    for (const name of ["opencode", "ours", "oursHeadTail", "oursStream"] as const) {
+      heap[name] = yield* Effect.promise(() => peakExtra(() => cases[name](text, bytes)))
+    }
+    const med = (name: Case) => median(times[name])
+    const rel = (n: number | undefined) => fmt((n ?? 0) / bytes.length, 2)
+    rows.push({
+      input: `${mb} MB (${(bytes.length / MB).toFixed(1)} MB, ${LineWindow.measure(text).lines} lines)`,
+      runs: String(runs),
+      opencode: fmt(med("opencode"), 1),
+      ours: fmt(med("ours"), 1),
+      speedup: `${fmt(med("opencode") / med("ours"), 1)}×`,
+      headTail: fmt(med("oursHeadTail"), 1),
+      stream: fmt(med("oursStream"), 1),
+      cpuOpencode: fmt(med("cpuOpencode"), 2),
+      cpuOurs: fmt(med("cpuOurs"), 2),
+      cpuSpeedup: `${fmt(med("cpuOpencode") / med("cpuOurs"), 1)}×`,
+      heapOpencode: rel(heap.opencode),
+      heapOurs: rel(heap.ours),
+      heapHeadTail: rel(heap.oursHeadTail),
+      heapStream: `${rel(heap.oursStream)} (${fmt((heap.oursStream ?? 0) / 2 ** 20, 1)} MiB)`
+    })
+    console.error(`done ${mb} MB`)
+  }
+
+  const table = [
+    "### Time (median ms; spill written to disk)",
+    "",
+    "| input | runs | opencode `output` | ours `output` head | speed-up | ours head+tail | ours `stream` (64 KiB chunks) |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.input} | ${r.runs} | ${r.opencode} | ${r.ours} | **${r.speedup}** | ${r.headTail} | ${r.stream} |`),
+    "",
+    "### CPU only (median ms; everything but the spill write)",
+    "",
+    "| input | opencode split + walk | ours measure + window + render | speed-up |",
+    "|---|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.input} | ${r.cpuOpencode} | ${r.cpuOurs} | **${r.cpuSpeedup}** |`),
+    "",
+    "### Extra live heap at peak (× input size; heapUsed + arrayBuffers, GC before each 2 ms sample)",
+    "",
+    "| input | opencode `output` | ours `output` head | ours head+tail | ours `stream` |",
+    "|---|---:|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.input} | ${r.heapOpencode} | ${r.heapOurs} | ${r.heapHeadTail} | ${r.heapStream} |`)
+  ].join("\n")
+  return table
+})
+
+const load = loadavg()[0]!.toFixed(1)
+const table = await Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(Node)))
+const header = `## Truncate\n\n${machine()}, ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length}, load average ${load} at start\n\n` +
+  "Command: `./node_modules/.bin/node --expose-gc bench/truncate.bench.ts`. Baseline: " +
+  "`bench/baseline/opencode-truncate.ts` (opencode snapshot 4bd5a158a, reference §2), default limits " +
+  "(2000 lines, 50 KiB), spills in a temp dir through the real NodeFileSystem, deleted after each run.\n\n"
+const notes = `
+
+### Reading
+
+- Both sides write the same bytes to the same disk. Up to 10 MB the call is a few file round trips
+  (ours: one writeFile to a temp name + rename up to 8 MiB, 1 MiB slices above; opencode: one
+  writeFile) and the two are close, within the noise of a shared machine (see the load average).
+- At 100 MB ours skips \`split("\\n")\` (780k strings) and the full-size encode of the spill: the
+  spill is encoded in 1 MiB slices, so the extra heap is the slice buffer, not a copy of the input.
+  The end-to-end time is then bounded by writing 100 MB to disk, which is why the speed-up is far
+  from 10×; the CPU part alone (measure + window + render) is the second table.
+- \`stream()\` keeps a prefix, a rolling suffix and counts: its extra heap stays under 1 MiB at any
+  input size (A8), at the price of per-chunk decoding and Effect steps (slower than \`output()\` on a
+  string already in memory).
+`
+console.log(header + table + notes)
+writeFileSync(join(dirname(fileURLToPath(import.meta.url)), "RESULTS-truncate.md"), header + table + notes)

@@ -1,0 +1,128 @@
+/**
+ * The parts both SpillStorage layers share: spill names, the per-spill cap, string chunking, the
+ * lazy + hourly cleanup schedule, and writing a whole spill through a writer.
+ */
+import { Clock, Effect } from "effect"
+import type { Scope } from "effect"
+import type { SpillError, SpillWriter } from "./SpillStorage.ts"
+import * as Utf8 from "./Utf8.ts"
+
+export const PREFIX = "tool_"
+export const HOUR_MS = 60 * 60 * 1000
+/** Strings are encoded and written in slices of this many UTF-16 units: bounded extra memory. */
+const SLICE = 1 << 20
+
+/**
+ * Spill names: `tool_<12 hex ms><4 hex sequence>_<10 random base62>`. The id sorts by creation
+ * time and never wraps (opencode's did, §W14); age is taken from mtime, not from the name.
+ */
+export const makeNamer = () => {
+  let lastMs = -1
+  let seq = 0
+  const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+  return Effect.map(Clock.currentTimeMillis, (now) => {
+    seq = now === lastMs ? seq + 1 : 0
+    lastMs = now
+    const random = Array.from(globalThis.crypto.getRandomValues(new Uint8Array(10)), (b) => alphabet[b % 62]).join("")
+    return `${PREFIX}${Math.floor(now).toString(16).padStart(12, "0")}${(seq & 0xffff).toString(16).padStart(4, "0")}_${random}`
+  })
+}
+
+/**
+ * The per-spill cap, applied to a sequence of chunks: returns what to write for each chunk.
+ * Holds back a character split across chunks so the cut can never fall inside one.
+ */
+export const makeCap = (maxBytes: number) => {
+  let written = 0
+  let held: Uint8Array | undefined
+  let capped = false
+  const encoder = new TextEncoder()
+  return {
+    feed(chunk: Uint8Array): Array<Uint8Array> {
+      if (capped || chunk.length === 0) return []
+      let data = chunk
+      if (held !== undefined) {
+        data = new Uint8Array(held.length + chunk.length)
+        data.set(held)
+        data.set(chunk, held.length)
+        held = undefined
+      }
+      const room = maxBytes - written
+      if (data.length <= room) {
+        const keep = data.length - Utf8.incompleteTail(data)
+        if (keep < data.length) held = data.slice(keep)
+        written += keep
+        return keep > 0 ? [data.subarray(0, keep)] : []
+      }
+      const cut = Utf8.boundary(data, room)
+      written += cut
+      capped = true
+      return [data.subarray(0, cut), encoder.encode(`\n[spill truncated at ${written} bytes]\n`)]
+    },
+    end(): Array<Uint8Array> {
+      const rest = held
+      held = undefined
+      return rest === undefined ? [] : [rest]
+    }
+  }
+}
+
+/**
+ * Yields `content` as UTF-8 chunks of bounded size, never splitting a surrogate pair. Strings are
+ * encoded into one reused buffer: each chunk is valid only until the next is pulled.
+ */
+export function* utf8Chunks(content: string | Uint8Array): Generator<Uint8Array> {
+  if (typeof content !== "string") {
+    yield content
+    return
+  }
+  const encoder = new TextEncoder()
+  // A slice of SLICE units takes at most 3 bytes per unit; a smaller text needs only its own size.
+  const buffer = new Uint8Array(Math.min(Utf8.byteLength(content), SLICE * 3))
+  for (let i = 0; i < content.length;) {
+    let end = Math.min(content.length, i + SLICE)
+    // A slice must not end between the halves of a surrogate pair: each half alone encodes as U+FFFD.
+    const last = content.charCodeAt(end - 1)
+    if (end < content.length && last >= 0xd800 && last <= 0xdbff) end--
+    const { written } = encoder.encodeInto(content.slice(i, end), buffer)
+    yield buffer.subarray(0, written)
+    i = end
+  }
+}
+
+/**
+ * Runs `cleanup` once on first use (forked, the first write does not wait) and then every hour,
+ * for the lifetime of the layer. Failures are logged and swallowed. Returns the first-use trigger.
+ */
+export const scheduleCleanup = Effect.fnUntraced(function*(cleanup: Effect.Effect<number, SpillError>) {
+  const safe = cleanup.pipe(
+    Effect.tap((n) => n > 0 ? Effect.logDebug(`spill cleanup deleted ${n} spills`) : Effect.void),
+    Effect.catch((e) => Effect.logWarning("spill cleanup failed", e.message)),
+    Effect.asVoid
+  )
+  const scope = yield* Effect.scope
+  yield* Effect.sleep(HOUR_MS).pipe(Effect.andThen(safe), Effect.forever, Effect.forkScoped)
+  let started = false
+  return Effect.suspend(() => {
+    if (started) return Effect.void
+    started = true
+    return Effect.asVoid(Effect.forkIn(safe, scope))
+  })
+})
+
+export const concat = (chunks: ReadonlyArray<Uint8Array>, size: number) => {
+  const out = new Uint8Array(size)
+  let offset = 0
+  for (const c of chunks) {
+    out.set(c, offset)
+    offset += c.length
+  }
+  return out
+}
+
+export const writeAll = (writer: Effect.Effect<SpillWriter, SpillError, Scope.Scope>, content: string | Uint8Array) =>
+  Effect.scoped(Effect.gen(function*() {
+    const w = yield* writer
+    for (const chunk of utf8Chunks(content)) yield* w.write(chunk)
+    return yield* w.commit
+  }))

@@ -1,0 +1,133 @@
+/**
+ * How a too-large output is reduced to a preview: the pluggable part of `Truncate.output`.
+ *
+ * `Truncate` decides *whether* to truncate (line and byte limits), spills the full text and builds
+ * the `Notice`; the strategy decides *what* the model sees. The default keeps whole lines at the
+ * head, tail or both (`lines`). Provide another one as a layer, e.g. a JSON-aware strategy:
+ *
+ *   Truncate.layer(config).pipe(Layer.provide(Layer.succeed(TruncationStrategy, myStrategy)))
+ *
+ * Streams (`Truncate.stream`) always use the line strategy: it is the one with bounded memory.
+ */
+import { Context } from "effect"
+import * as LineWindow from "./LineWindow.ts"
+import type { Direction, HintContext, Limits } from "./Truncate.ts"
+
+export interface Removed {
+  readonly lines: number
+  readonly bytes: number
+}
+
+/** What a strategy needs to tell the model about the cut; built by `Truncate`. */
+export interface Notice {
+  readonly totalLines: number
+  readonly totalBytes: number
+  /** Where the full output was saved; undefined when saving failed. */
+  readonly outputPath: string | undefined
+  /** Why saving failed, if it did. */
+  readonly spillError: string | undefined
+  /** The paging hint (several lines), naming only tools the caller can use. */
+  readonly hint: string
+  /** The one-line marker that must open the content (A2: visible in the first 200 bytes). */
+  readonly marker: (removed: Removed, shown: string) => string
+  /** The line placed where content was cut out. */
+  readonly elision: (removed: Removed) => string
+}
+
+export interface Preview {
+  readonly content: string
+  readonly removedLines: number
+  readonly removedBytes: number
+}
+
+export interface TruncationStrategy {
+  readonly name: string
+  /** Called only for text that exceeds `limits`; must not return the whole text. */
+  readonly preview: (text: string, limits: Limits, notice: Notice) => Preview
+}
+
+const HINT_HEAD = "The tool call succeeded but the output was truncated."
+
+/** The paging hint. No `hint` context means the caller has read and grep but not task. */
+export const hintText = (
+  outputPath: string | undefined,
+  spillError: string | undefined,
+  tools: HintContext = { task: false, read: true, grep: true }
+): string => {
+  if (outputPath === undefined) {
+    return `${HINT_HEAD} The full output could not be saved${
+      spillError === undefined ? "" : ` (${spillError})`
+    }, so only this preview is available.`
+  }
+  const saved = `${HINT_HEAD} Full output saved to: ${outputPath}\n`
+  if (tools.task) {
+    return saved +
+      "Use the Task tool to have explore agent process this file with Grep and Read (with offset/limit). Do NOT read the full file yourself - delegate to save context."
+  }
+  if (tools.read && tools.grep) {
+    return saved + "Use Grep to search the full content or Read with offset/limit to view specific sections."
+  }
+  if (tools.read) return saved + "Use Read with offset/limit to view specific sections."
+  if (tools.grep) return saved + "Use Grep to search the full content."
+  return saved + "It cannot be retrieved with the tools available to you; work with this preview."
+}
+
+const amount = (r: Removed) => r.lines > 0 ? `${r.lines} lines (${r.bytes} bytes)` : `${r.bytes} bytes`
+
+export const makeNotice = (input: {
+  readonly totalLines: number
+  readonly totalBytes: number
+  readonly outputPath: string | undefined
+  readonly spillError: string | undefined
+  readonly hint?: HintContext | undefined
+}): Notice => ({
+  totalLines: input.totalLines,
+  totalBytes: input.totalBytes,
+  outputPath: input.outputPath,
+  spillError: input.spillError,
+  hint: hintText(input.outputPath, input.spillError, input.hint),
+  marker: (removed, shown) =>
+    `[Output truncated: ${amount(removed)} omitted; showing ${shown}. ${
+      input.outputPath === undefined ? "The full output could not be saved." : `Full output: ${input.outputPath}`
+    }]`,
+  elision: (removed) => removed.lines > 0 ? `... ${removed.lines} lines truncated ...` : `... ${removed.bytes} bytes truncated ...`
+})
+
+// Line numbers let the model page the spill with offset/limit; a cut line is named.
+const shownText = (w: LineWindow.Window, direction: Direction, totalLines: number): string => {
+  const headCut = w.head.cut ? ` (line ${w.head.lines} cut)` : ""
+  const tailCut = w.tail.cut ? ` (line ${totalLines - w.tail.lines + 1} cut)` : ""
+  switch (direction) {
+    case "head":
+      return `the first ${w.head.lines}${headCut} of ${totalLines} lines`
+    case "tail":
+      return `the last ${w.tail.lines}${tailCut} of ${totalLines} lines`
+    case "head+tail":
+      return `the first ${w.head.lines}${headCut} and the last ${w.tail.lines}${tailCut} of ${totalLines} lines`
+  }
+}
+
+/** Lays out a line window: marker first, the elision where lines were cut out, the hint last (first for tail). */
+export const render = (w: LineWindow.Window, direction: Direction, notice: Notice): Preview => {
+  const r = LineWindow.removed(w, { lines: notice.totalLines, bytes: notice.totalBytes })
+  const marker = notice.marker(r, shownText(w, direction, notice.totalLines))
+  const elision = notice.elision(r)
+  const content = direction === "head"
+    ? `${marker}\n${w.head.text}\n\n${elision}\n\n${notice.hint}`
+    : direction === "tail"
+    ? `${marker}\n${notice.hint}\n\n${elision}\n\n${w.tail.text}`
+    : `${marker}\n${w.head.text}\n\n${elision}\n\n${w.tail.text}\n\n${notice.hint}`
+  return { content, removedLines: r.lines, removedBytes: r.bytes }
+}
+
+/** The default: whole lines at the head, tail or both ends (see LineWindow). */
+export const lines: TruncationStrategy = {
+  name: "lines",
+  preview: (text, limits, notice) =>
+    render(LineWindow.window(text, limits, notice.totalLines), limits.direction, notice)
+}
+
+/** The strategy `Truncate.layer` uses; `lines` unless a layer provides another. */
+export const TruncationStrategy = Context.Reference<TruncationStrategy>("@agent-tools/core/TruncationStrategy", {
+  defaultValue: () => lines
+})

@@ -1,0 +1,86 @@
+/**
+ * UTF-8 byte accounting on JS strings and byte arrays: lengths, and cuts that never split a
+ * character (field failure A6: a byte cut must not leave U+FFFD or exceed the limit).
+ *
+ * Strings count as `TextEncoder` encodes them: a lone surrogate is U+FFFD, 3 bytes.
+ */
+
+interface ByteLengthHost {
+  readonly Buffer?: { readonly byteLength: (s: string, encoding: "utf8") => number }
+}
+const nativeByteLength = (globalThis as ByteLengthHost).Buffer?.byteLength
+
+/** Bytes of `s` in UTF-8, counted without encoding it (native where the runtime has Buffer). */
+export const byteLength = (s: string): number =>
+  nativeByteLength !== undefined ? nativeByteLength(s, "utf8") : scanByteLength(s)
+
+const scanByteLength = (s: string): number => {
+  let bytes = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) bytes += 1
+    else if (c < 0x800) bytes += 2
+    else if (c >= 0xd800 && c <= 0xdbff && isLow(s.charCodeAt(i + 1))) {
+      bytes += 4
+      i++
+    } else bytes += 3
+  }
+  return bytes
+}
+
+const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff
+const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff
+
+/** The longest prefix of `s` whose UTF-8 form fits in `maxBytes`; never splits a surrogate pair. */
+export const prefix = (s: string, maxBytes: number): string => {
+  let bytes = 0
+  let i = 0
+  while (i < s.length) {
+    const c = s.charCodeAt(i)
+    const pair = isHigh(c) && isLow(s.charCodeAt(i + 1))
+    const size = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3
+    if (bytes + size > maxBytes) break
+    bytes += size
+    i += pair ? 2 : 1
+  }
+  return s.slice(0, i)
+}
+
+/** The longest suffix of `s` whose UTF-8 form fits in `maxBytes`; never splits a surrogate pair. */
+export const suffix = (s: string, maxBytes: number): string => {
+  let bytes = 0
+  let i = s.length
+  while (i > 0) {
+    const c = s.charCodeAt(i - 1)
+    const pair = isLow(c) && i >= 2 && isHigh(s.charCodeAt(i - 2))
+    const size = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3
+    if (bytes + size > maxBytes) break
+    bytes += size
+    i -= pair ? 2 : 1
+  }
+  return s.slice(i)
+}
+
+const isContinuation = (b: number | undefined) => b !== undefined && (b & 0xc0) === 0x80
+
+/**
+ * How many trailing bytes of `bytes` are an incomplete UTF-8 sequence (0–3): a writer holds them
+ * back so that a later cut can never fall inside a character split across two chunks.
+ */
+export const incompleteTail = (bytes: Uint8Array): number => {
+  const n = bytes.length
+  for (let back = 1; back <= Math.min(3, n); back++) {
+    const b = bytes[n - back]!
+    if (isContinuation(b)) continue
+    const need = b >= 0xf0 && b < 0xf8 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1
+    return need > back ? back : 0
+  }
+  return 0
+}
+
+/** The largest cut ≤ `index` that does not fall inside a character (backs off at most 3 bytes). */
+export const boundary = (bytes: Uint8Array, index: number): number => {
+  let cut = Math.min(index, bytes.length)
+  for (let step = 0; step < 3 && cut > 0 && isContinuation(bytes[cut]); step++) cut--
+  return cut
+}

@@ -1,0 +1,145 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, FileSystem, Layer, Path, Scope, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import * as PlatformError from "effect/PlatformError"
+import { MemoryFileSystem } from "@agent-tools/testing"
+import * as SpillStorage from "../src/SpillStorage.ts"
+import { readSpill, utf8 } from "./TruncateHarness.ts"
+
+const T0 = Date.UTC(2026, 0, 1)
+
+/** Lets forked fibers (the first-use cleanup) run. */
+const settle = Effect.gen(function*() {
+  for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+})
+
+const withMemory = <A, E>(body: (spill: SpillStorage.SpillStorage["Service"]) => Effect.Effect<A, E>, options: SpillStorage.Options = {}) =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(T0)
+    return yield* Effect.gen(function*() {
+      return yield* body(yield* SpillStorage.SpillStorage)
+    }).pipe(Effect.provide(SpillStorage.layerMemory(options)))
+  })
+
+describe("SpillStorage.layerMemory", () => {
+  it.effect("stores spills under memory://spill/tool_… and reads them back", () =>
+    withMemory((spill) =>
+      Effect.gen(function*() {
+        const p = yield* spill.write("日本 🙂")
+        assert.match(p, /^memory:\/\/spill\/tool_[0-9a-f]{16}_[0-9A-Za-z]{10}$/)
+        assert.isTrue(spill.owns(p))
+        assert.isFalse(spill.owns("/tmp/tool_x"))
+        assert.strictEqual(spill.directory, undefined)
+        assert.deepStrictEqual(yield* readSpill(spill, p), utf8("日本 🙂"))
+        assert.deepStrictEqual(yield* spill.list, [{ path: p, size: 11, mtime: T0 }])
+        const gone = yield* Effect.flip(Stream.runDrain(spill.read(p.replace(/_[^_]+$/, "_missing00"))))
+        assert.include(gone.message, "expired or was cleaned up")
+      })))
+
+  it.effect("an uncommitted writer leaves nothing; the cap adds a trailer", () =>
+    withMemory((spill) =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const w = yield* spill.writer.pipe(Scope.provide(scope))
+        yield* w.write(utf8("never committed"))
+        yield* Scope.close(scope, Exit.void)
+        assert.deepStrictEqual(yield* spill.list, [])
+        const p = yield* spill.write("0123456789abc")
+        assert.strictEqual(new TextDecoder().decode(yield* readSpill(spill, p)), "01234567\n[spill truncated at 8 bytes]\n")
+      }), { maxBytes: 8 }))
+
+  it.effect("background cleanup deletes spills older than 7 days by Clock time", () =>
+    withMemory((spill) =>
+      Effect.gen(function*() {
+        const old = yield* spill.write("old output")
+        yield* TestClock.adjust("3 days")
+        const recent = yield* spill.write("recent output")
+        yield* TestClock.adjust("5 days") // the hourly fiber has run by now
+        assert.deepStrictEqual((yield* spill.list).map((e) => e.path), [recent])
+        assert.notStrictEqual(old, recent)
+      })))
+
+  it.effect("retention is configurable", () =>
+    withMemory((spill) =>
+      Effect.gen(function*() {
+        yield* spill.write("x")
+        yield* TestClock.adjust("25 hours")
+        assert.deepStrictEqual(yield* spill.list, [])
+      }), { retentionDays: 1 }))
+})
+
+/** The file-system layer over MemoryFileSystem, built after the clock is set so mtimes follow TestClock. */
+const onMemoryFs = (fs: FileSystem.FileSystem, options: SpillStorage.Options = {}) =>
+  SpillStorage.layer({ dir: "/spill", ...options }).pipe(
+    Layer.provideMerge(Layer.mergeAll(Layer.succeed(FileSystem.FileSystem, fs), Path.layer))
+  )
+
+describe("SpillStorage.layer on MemoryFileSystem", () => {
+  it.effect("background cleanup: old spills deleted, fresh ones and other files untouched", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const fs = yield* MemoryFileSystem.make({
+        files: { "/spill/notes.txt": "keep", "/elsewhere/tool_old": "keep" },
+        directories: ["/spill/tool_dir"]
+      })
+      yield* Effect.gen(function*() {
+        const spill = yield* SpillStorage.SpillStorage
+        const old = yield* spill.write("old output")
+        yield* TestClock.adjust("3 days")
+        const recent = yield* spill.write("recent output")
+        yield* TestClock.adjust("5 days")
+        assert.isFalse(yield* fs.exists(old))
+        assert.isTrue(yield* fs.exists(recent))
+        assert.deepStrictEqual((yield* fs.readDirectory("/spill")).sort(), ["notes.txt", recent.slice(7), "tool_dir"].sort())
+        assert.isTrue(yield* fs.exists("/elsewhere/tool_old"))
+      }).pipe(Effect.provide(onMemoryFs(fs)))
+    }))
+
+  it.effect("the first use triggers a cleanup without waiting for the hourly run", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const fs = yield* MemoryFileSystem.make({
+        "/spill/tool_000000000000_left_by_last_week": "old",
+        "/spill/.tool_dead.tmp": "died mid-write"
+      })
+      yield* TestClock.adjust("8 days")
+      yield* Effect.gen(function*() {
+        const spill = yield* SpillStorage.SpillStorage
+        assert.isTrue(yield* fs.exists("/spill/tool_000000000000_left_by_last_week")) // lazy: nothing at build
+        const p = yield* spill.write("new")
+        yield* settle
+        assert.deepStrictEqual(yield* fs.readDirectory("/spill"), [p.slice(7)])
+      }).pipe(Effect.provide(onMemoryFs(fs)))
+    }))
+
+  it.effect("a failing cleanup is swallowed: spills keep working", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const base = yield* MemoryFileSystem.make()
+      const broken: FileSystem.FileSystem = {
+        ...base,
+        readDirectory: (p) =>
+          Effect.fail(PlatformError.systemError({ _tag: "PermissionDenied", module: "FileSystem", method: "readDirectory", pathOrDescriptor: p }))
+      }
+      yield* Effect.gen(function*() {
+        const spill = yield* SpillStorage.SpillStorage
+        yield* spill.write("one")
+        yield* settle
+        yield* TestClock.adjust("3 hours")
+        const error = yield* Effect.flip(spill.cleanup)
+        assert.strictEqual(error._tag, "SpillError")
+        assert.isTrue(yield* base.exists(yield* spill.write("two")))
+      }).pipe(Effect.provide(onMemoryFs(broken)))
+    }))
+
+  it.effect("an uncommitted writer leaves no file, temp included", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const fs = yield* MemoryFileSystem.make()
+      yield* Effect.gen(function*() {
+        const spill = yield* SpillStorage.SpillStorage
+        yield* Effect.scoped(Effect.flatMap(spill.writer, (w) => w.write(utf8("abandoned"))))
+        assert.deepStrictEqual(yield* fs.readDirectory("/spill"), [])
+      }).pipe(Effect.provide(onMemoryFs(fs)))
+    }))
+})
