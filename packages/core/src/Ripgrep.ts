@@ -1,0 +1,306 @@
+/**
+ * File listing and content search, the way ripgrep does it: `.gitignore` / `.ignore` / `.rgignore`
+ * honoured (nested files and `!` negation included, even outside a git repository), hidden entries
+ * skipped unless asked, `.git` never entered, symbolic links not followed unless asked.
+ *
+ * Two layers implement the same interface:
+ * - `RipgrepBinary` runs the `rg` binary (configured path → `rg` on PATH → cached download) and
+ *   parses its `--json` output; the process is killed as soon as the stream is interrupted or its
+ *   `limit` is reached.
+ * - `RipgrepPortable` walks the Effect `FileSystem` in TypeScript (JavaScript regular expressions),
+ *   so everything runs where no `rg` exists, and in tests over an in-memory file system.
+ *
+ * `layer()` picks `rg` when it can be found and the portable layer otherwise, logs which, and
+ * reports it as `backend`.
+ *
+ * Results are streams of tagged events: `File` / `Match` are results, `Skipped` reports a path
+ * that could not be read (permission denied, a broken symbolic link or a loop when following
+ * links). `Skipped` events never count against `limit`. Paths are relative to `cwd`,
+ * `/`-separated, without a leading `./`.
+ */
+import { Context, Effect, Layer, Schema, Stream } from "effect"
+import type { FileSystem, Path } from "effect"
+import type { ChildProcessSpawner } from "effect/process"
+import { GlobSyntaxError, matchRules, parseLine } from "./internal/ripgrep/glob.ts"
+import * as RipgrepBinary from "./RipgrepBinary.ts"
+import * as RipgrepPortable from "./RipgrepPortable.ts"
+
+export type Backend = "rg" | "portable"
+
+/** What both `files` and `search` walk. */
+export interface WalkOptions {
+  /** The directory to walk (absolute). Must exist. */
+  readonly cwd: string
+  /**
+   * rg `--glob` globs, gitignore syntax: `*.ts` matches at any depth, a glob with a `/` is
+   * anchored at `cwd`, `!` excludes. When any positive glob is given, files matching none are
+   * left out. Later globs win. A glob overrides ignore files and hiddenness for what it matches.
+   */
+  readonly glob?: ReadonlyArray<string> | undefined
+  /**
+   * Globs that only select files (same syntax and precedence as `glob`), applied to the paths the
+   * walk lists: unlike `glob` they never re-include ignored or hidden files nor enter ignored
+   * directories. Use these for user patterns. Not applied to explicit `paths`.
+   */
+  readonly filter?: ReadonlyArray<string> | undefined
+  /** Include entries whose name starts with `.` (default false). `.git` is never entered. */
+  readonly hidden?: boolean | undefined
+  /** Follow symbolic links (default false: links are neither listed nor entered). */
+  readonly follow?: boolean | undefined
+  /** 1 lists only `cwd`'s own entries. */
+  readonly maxDepth?: number | undefined
+  /** Do not honour `.gitignore` / `.ignore` / `.rgignore` (default false). */
+  readonly noIgnore?: boolean | undefined
+  /** Stop after this many results (`File` / `Match` events); the walk (or `rg`) stops at once. */
+  readonly limit?: number | undefined
+}
+
+export interface FilesOptions extends WalkOptions {
+  /**
+   * Also report each file's modification time in `mtime` (ms since the epoch), read with
+   * `mtimes` (files that cannot be stat'ed are left out). Events then arrive in stat order.
+   */
+  readonly stat?: boolean | undefined
+}
+
+export interface SearchOptions extends WalkOptions {
+  /** A regular expression (rg: Rust syntax; portable: JavaScript syntax), matched per line. */
+  readonly pattern: string
+  /** Match `pattern` as a literal string (rg `--fixed-strings`). */
+  readonly literal?: boolean | undefined
+  readonly caseInsensitive?: boolean | undefined
+  /** At most this many matching lines per file (rg `--max-count`). */
+  readonly maxCount?: number | undefined
+  /**
+   * Search these paths (relative to `cwd`) instead of walking `cwd`. As with rg, ignore rules,
+   * globs and hiddenness do not apply to a file named here.
+   */
+  readonly paths?: ReadonlyArray<string> | undefined
+}
+
+export interface FileEntry {
+  readonly _tag: "File"
+  readonly path: string
+  /** With `stat: true`: modification time in ms. */
+  readonly mtime?: number | undefined
+}
+
+/** A file's modification time, from `mtimes`. */
+export interface Mtime {
+  readonly path: string
+  /** ms since the epoch. */
+  readonly mtime: number
+}
+
+/** One match: `start`/`end` are UTF-16 indices into `text` (the line without its terminator). */
+export interface Submatch {
+  readonly start: number
+  readonly end: number
+}
+
+export interface Match {
+  readonly _tag: "Match"
+  readonly path: string
+  /** 1-based. */
+  readonly line: number
+  readonly text: string
+  readonly submatches: ReadonlyArray<Submatch>
+}
+
+/** How many lines of a file match (files without a match are not reported). */
+export interface Count {
+  readonly _tag: "Count"
+  readonly path: string
+  readonly count: number
+}
+
+/** A path the walk could not read; the rest of the results are still delivered. */
+export interface Skipped {
+  readonly _tag: "Skipped"
+  readonly path: string
+  readonly reason: string
+}
+
+export type FilesEvent = FileEntry | Skipped
+export type SearchEvent = Match | Skipped
+export type CountEvent = Count | Skipped
+
+export class RipgrepError extends Schema.TaggedError<RipgrepError>()("RipgrepError", {
+  message: Schema.String,
+  exitCode: Schema.optional(Schema.Number)
+}) {}
+
+/** The search pattern or a glob is invalid; `reason` quotes rg's (or the JS engine's) explanation. */
+export class InvalidPatternError extends Schema.TaggedError<InvalidPatternError>()("InvalidPatternError", {
+  kind: Schema.Literals(["regex", "glob"]),
+  pattern: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Invalid ${this.kind === "regex" ? "regular expression" : "glob"} ${JSON.stringify(this.pattern)}: ${this.reason}`
+  }
+}
+
+export const INSTALL_HINT = "Install ripgrep (https://github.com/BurntSushi/ripgrep#installation): " +
+  "`apt install ripgrep`, `dnf install ripgrep`, `brew install ripgrep`, `choco install ripgrep` or " +
+  "`cargo install ripgrep`; or configure the path of an rg binary."
+
+/** No usable `rg` binary: `tried` says what each resolution step found. */
+export class RipgrepNotFoundError extends Schema.TaggedError<RipgrepNotFoundError>()("RipgrepNotFoundError", {
+  tried: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `ripgrep (rg) was not found. Tried:\n${this.tried.map((t) => `  - ${t}`).join("\n")}\n${INSTALL_HINT}`
+  }
+}
+
+export type Error = RipgrepError | InvalidPatternError
+
+export interface Service {
+  readonly backend: Backend
+  /** `rg 13.0.0 (/usr/bin/rg)` or `portable (TypeScript, JavaScript regular expressions)`. */
+  readonly description: string
+  readonly files: (options: FilesOptions) => Stream.Stream<FilesEvent, Error>
+  readonly search: (options: SearchOptions) => Stream.Stream<SearchEvent, Error>
+  /**
+   * The number of matching lines per file, for the same options as `search` (`limit` counts
+   * files); much cheaper than `search` when only the counts are needed (rg `--count`).
+   */
+  readonly count: (options: SearchOptions) => Stream.Stream<CountEvent, Error>
+  /**
+   * The modification times of `paths` (relative to `cwd`), streamed as they are read, in any
+   * order; a path that cannot be stat'ed (vanished, unreadable) is left out. Holds at most a
+   * batch of paths at a time. The rg layer runs a native batch `stat` (GNU coreutils) when there
+   * is one, many times faster than a `FileSystem.stat` per file; otherwise, and in the portable
+   * layer, it uses `FileSystem.stat`.
+   */
+  readonly mtimes: <E>(cwd: string, paths: Stream.Stream<string, E>) => Stream.Stream<Mtime, E | RipgrepError>
+}
+
+export class Ripgrep extends Context.Service<Ripgrep, Service>()("@agent-tools/core/Ripgrep") {}
+
+/** Fails like rg when `cwd` is missing or not a directory. */
+export const checkDirectory = (fs: FileSystem.FileSystem, cwd: string): Effect.Effect<void, RipgrepError> =>
+  fs.stat(cwd).pipe(
+    Effect.mapError((e) =>
+      new RipgrepError({
+        message: e.reason._tag === "NotFound" ? `No such file or directory: '${cwd}'` : `Cannot read '${cwd}': ${e.message}`
+      })
+    ),
+    Effect.flatMap((info) =>
+      info.type === "Directory" ? Effect.void : Effect.fail(new RipgrepError({ message: `Not a directory: '${cwd}'` }))
+    )
+  )
+
+/**
+ * A file-path predicate with `--glob` matching (gitignore syntax, `!` excludes, the last matching
+ * glob wins, and with any positive glob a path matching none is rejected). Unlike the `glob`
+ * option it is only a filter: it cannot re-include ignored or hidden files, nor make the walk
+ * enter an ignored directory (a positive `glob` such as `**\/*` or `src/**` whitelists the
+ * directories it matches, `node_modules/` included — rg's semantics). `path` is relative to `cwd`.
+ */
+export const fileFilter = (globs: ReadonlyArray<string>): Effect.Effect<(path: string) => boolean, InvalidPatternError> =>
+  Effect.try({
+    try: () => {
+      const rules = globs.flatMap((g) => parseLine(g) ?? [])
+      const whitelists = rules.some((r) => !r.negated)
+      return (path: string) => {
+        const m = matchRules(rules, path, false)
+        return m === undefined ? !whitelists : m === "ignore" // a plain glob is a whitelist
+      }
+    },
+    catch: (e) =>
+      e instanceof GlobSyntaxError
+        ? new InvalidPatternError({ kind: "glob", pattern: e.glob, reason: e.reason })
+        : new InvalidPatternError({ kind: "glob", pattern: globs.join(" "), reason: String(e) })
+  })
+
+/** `mtimes` with one `FileSystem.stat` per file, 64 at a time. */
+export const fileSystemMtimes = (fs: FileSystem.FileSystem, join: (dir: string, path: string) => string) =>
+<E>(cwd: string, paths: Stream.Stream<string, E>): Stream.Stream<Mtime, E | RipgrepError> =>
+  paths.pipe(
+    Stream.mapArrayEffect((chunk) =>
+      Effect.forEach(chunk, (path) =>
+        fs.stat(join(cwd, path)).pipe(
+          Effect.map((info): Mtime | undefined =>
+            info.type === "File" ? { path, mtime: info.mtime._tag === "Some" ? info.mtime.value.getTime() : 0 } : undefined
+          ),
+          Effect.orElseSucceed(() => undefined)
+        ), { concurrency: 64 }) as Effect.Effect<readonly [Mtime | undefined, ...Array<Mtime | undefined>]>
+    ),
+    Stream.filter((m): m is Mtime => m !== undefined)
+  )
+
+/** `files({ stat: true })` from a listing and `mtimes`: skipped paths are passed on at the end. */
+export const withMtimes = <E>(
+  listed: Stream.Stream<FilesEvent, E>,
+  cwd: string,
+  mtimes: Service["mtimes"]
+): Stream.Stream<FilesEvent, E | RipgrepError> =>
+  Stream.suspend(() => {
+    const skipped: Array<Skipped> = []
+    const paths = listed.pipe(
+      Stream.filter((e): e is FileEntry => e._tag === "File" || (skipped.push(e), false)),
+      Stream.map((e) => e.path)
+    )
+    return mtimes(cwd, paths).pipe(
+      Stream.map((m): FilesEvent => ({ _tag: "File", path: m.path, mtime: m.mtime })),
+      Stream.concat(Stream.suspend(() => Stream.fromIterable(skipped)))
+    )
+  })
+
+/** The globs both layers apply: the caller's, then `!.git` last so it always wins. */
+export const effectiveGlobs = (options: WalkOptions): ReadonlyArray<string> => [...(options.glob ?? []), "!.git"]
+
+/**
+ * Ends `self` after `limit` events tagged `tag` (other events pass through). Ending the stream
+ * closes its scope, which stops the walk or kills `rg`.
+ */
+export const takeResults = <A extends { readonly _tag: string }, E, R>(
+  self: Stream.Stream<A, E, R>,
+  tag: string,
+  limit: number | undefined
+): Stream.Stream<A, E, R> => {
+  if (limit === undefined) return self
+  if (limit <= 0) return Stream.empty
+  return Stream.suspend(() => {
+    let seen = 0
+    return Stream.takeUntil(self, (a) => a._tag === tag && ++seen >= limit)
+  })
+}
+
+export interface LayerOptions extends RipgrepBinary.Options {
+  /** `"rg"` or `"portable"` forces a backend; default: rg when found, else portable. */
+  readonly backend?: Backend | undefined
+}
+
+/**
+ * The default: the rg binary when it can be resolved, otherwise the portable layer. Logs the
+ * choice (and, on fallback, why rg was not used). `backend: "rg"` fails with
+ * `RipgrepNotFoundError` instead of falling back.
+ */
+export const layer = (
+  options: LayerOptions = {}
+): Layer.Layer<Ripgrep, RipgrepNotFoundError, FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner> =>
+  Layer.effect(
+    Ripgrep,
+    Effect.gen(function*() {
+      if (options.backend === "portable") {
+        const service = yield* RipgrepPortable.make
+        yield* Effect.logInfo(`Ripgrep: using the ${service.description} (as configured)`)
+        return service
+      }
+      const resolved = yield* Effect.result(RipgrepBinary.resolve(options))
+      if (resolved._tag === "Success") {
+        const service = yield* RipgrepBinary.make(resolved.success)
+        yield* Effect.logInfo(`Ripgrep: using ${service.description}`)
+        return service
+      }
+      if (options.backend === "rg") return yield* resolved.failure
+      const service = yield* RipgrepPortable.make
+      yield* Effect.logWarning(
+        `Ripgrep: rg not found, using the ${service.description}, which is slower. ${resolved.failure.message}`
+      )
+      return service
+    }).pipe(Effect.withSpan("Ripgrep.layer"))
+  )

@@ -1,0 +1,377 @@
+/**
+ * The `Ripgrep` service on the `rg` binary.
+ *
+ * Resolution, first usable wins (each candidate must answer `--version`):
+ * 1. the configured path (`options.path`, else the `AGENT_TOOLS_RG_PATH` config value);
+ * 2. `rg` in a directory of `PATH` (read through Effect `Config`, looked up with `FileSystem`);
+ * 3. a previously downloaded binary in the cache directory;
+ * 4. a download into that cache — not available in this build (no network client in core), so the
+ *    step reports why and resolution ends with `RipgrepNotFoundError`, which says how to install rg.
+ *
+ * Every `rg` run passes `--no-config` (a user's `RIPGREP_CONFIG_PATH` cannot change the output
+ * format), `--no-require-git` (ignore files count outside a git repository too) and
+ * `--no-ignore-global` (the user's global git excludes file is not read), so both layers decide
+ * the same way on the same tree. Output is streamed and parsed as it arrives; ending the stream early (limit,
+ * `Stream.take`, interruption) kills the process group (SIGTERM, SIGKILL after 500 ms).
+ */
+import { Config, Effect, FileSystem, Layer, Option, Path, Stream } from "effect"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import type { PlatformError } from "effect/PlatformError"
+import { cleanPath, countParser, parseJsonLine, parseStderrLine, patternError, records } from "./internal/ripgrep/output.ts"
+import * as Ripgrep from "./Ripgrep.ts"
+
+export interface Options {
+  /** An rg binary to use; tried first (falls through to PATH when unusable). */
+  readonly path?: string | undefined
+  /** Where a downloaded rg is looked for (default `$XDG_CACHE_HOME` or `~/.cache`, then `agent-tools/ripgrep`). */
+  readonly cacheDir?: string | undefined
+  /** Whether the download step may run (default true). */
+  readonly download?: boolean | undefined
+}
+
+export interface Binary {
+  readonly path: string
+  readonly version: string
+}
+
+const KILL = { forceKillAfter: "500 millis" } as const
+const VERSION = /ripgrep (\d+\.\d+\.\d+)/
+
+const optionalConfig = (name: string) =>
+  Config.option(Config.String(name)).pipe(
+    Effect.map(Option.getOrUndefined),
+    Effect.catch(() => Effect.succeed(undefined))
+  )
+
+/** Finds a usable rg, or fails with every step's reason. */
+export const resolve = Effect.fn("RipgrepBinary.resolve")(function*(options: Options = {}) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+  const windows = path.sep === "\\"
+  const names = windows ? ["rg.exe", "rg"] : ["rg"]
+  const tried: Array<string> = []
+
+  const probe = (candidate: string): Effect.Effect<Binary, string> =>
+    spawner.string(ChildProcess.make(candidate, ["--version"], { stdin: "ignore", stderr: "ignore", ...KILL })).pipe(
+      Effect.timeout("10 seconds"),
+      Effect.mapError((e) => (e._tag === "TimeoutError" ? "did not answer --version within 10 s" : e.message)),
+      Effect.flatMap((out) => {
+        const version = VERSION.exec(out)?.[1]
+        return version === undefined
+          ? Effect.fail(`not ripgrep (--version printed ${JSON.stringify(out.slice(0, 80))})`)
+          : Effect.succeed({ path: candidate, version })
+      })
+    )
+  const isFile = (candidate: string) =>
+    fs.stat(candidate).pipe(
+      Effect.map((info) => info.type === "File"),
+      Effect.catch(() => Effect.succeed(false))
+    )
+
+  // 1. configured
+  const configured = options.path ?? (yield* optionalConfig("AGENT_TOOLS_RG_PATH"))
+  if (configured !== undefined) {
+    const found = yield* Effect.result(
+      Effect.flatMap(isFile(configured), (ok) => (ok ? probe(configured) : Effect.fail("no such file")))
+    )
+    if (found._tag === "Success") return found.success
+    tried.push(`configured path ${configured}: ${found.failure}`)
+  }
+
+  // 2. PATH
+  const pathVar = (yield* optionalConfig("PATH")) ?? ""
+  const dirs = [...new Set(pathVar.split(windows ? ";" : ":").filter((d) => d !== ""))]
+  let seen = 0
+  for (const dir of dirs) {
+    for (const name of names) {
+      const candidate = path.resolve(dir, name)
+      if (!(yield* isFile(candidate))) continue
+      seen++
+      const found = yield* Effect.result(probe(candidate))
+      if (found._tag === "Success") return found.success
+      tried.push(`${candidate} (on PATH): ${found.failure}`)
+    }
+  }
+  if (seen === 0) tried.push(`rg on PATH: not found in ${dirs.length} directories`)
+
+  // 3. cached download
+  const cacheRoot = options.cacheDir ?? (yield* defaultCacheDir(path))
+  if (cacheRoot !== undefined) {
+    const candidate = path.join(cacheRoot, names[0]!)
+    if (yield* isFile(candidate)) {
+      const found = yield* Effect.result(probe(candidate))
+      if (found._tag === "Success") return found.success
+      tried.push(`cached ${candidate}: ${found.failure}`)
+    } else tried.push(`cached download ${candidate}: not present`)
+  } else tried.push("cached download: no cache directory (neither XDG_CACHE_HOME nor HOME is set)")
+
+  // 4. download
+  if (options.download !== false) tried.push(`download: ${yield* download(cacheRoot)}`)
+  return yield* new Ripgrep.RipgrepNotFoundError({ tried })
+})
+
+const defaultCacheDir = Effect.fnUntraced(function*(path: Path.Path) {
+  const xdg = yield* optionalConfig("XDG_CACHE_HOME")
+  const home = xdg === undefined ? yield* optionalConfig("HOME") : undefined
+  const base = xdg ?? (home === undefined ? undefined : path.join(home, ".cache"))
+  return base === undefined ? undefined : path.join(base, "agent-tools", "ripgrep")
+})
+
+/**
+ * The download step. Core has no HTTP client (and this machine image no network), so the step
+ * reports that instead of fetching; a runtime with network access can place a verified rg at
+ * `<cacheDir>/rg` and step 3 picks it up.
+ */
+const download = (cacheDir: string | undefined): Effect.Effect<string> =>
+  Effect.succeed(
+    `not available in this build (offline; no HTTP client in core)${cacheDir === undefined ? "" : `; place rg at ${cacheDir}`}`
+  )
+
+/**
+ * rg arguments that narrow the walk to what `filter` can select without changing what ignore
+ * rules decide: rg file types match names only and are consulted after ignore files (unlike
+ * `--glob`, which whitelists what it matches, ignored directories included). Each positive
+ * filter's last segment becomes a type glob; none when one could match any name (`*`, `src/**`).
+ * A type match also lets a hidden file through, which the exact filter then drops.
+ */
+export const filterArgs = (filter: ReadonlyArray<string>): Array<string> => {
+  const names: Array<string> = []
+  for (const glob of filter) {
+    if (glob.startsWith("!")) continue
+    const name = glob.slice(glob.lastIndexOf("/") + 1)
+    const balanced = name.split("{").length === name.split("}").length
+    if (name === "" || /^[*]+$/.test(name) || !balanced) return []
+    names.push(name)
+  }
+  if (names.length === 0) return []
+  return [...names.map((n) => `--type-add=agenttoolsfilter:${n}`), "--type=agenttoolsfilter"]
+}
+
+/** The exact `filter` (and hiddenness, which a type match bypasses) as a path predicate. */
+const keepFilter = (options: Ripgrep.WalkOptions, explicit: ReadonlySet<string>) =>
+  Effect.map(Ripgrep.fileFilter(options.filter ?? []), (matches) => {
+    if (options.filter === undefined || options.filter.length === 0) return () => true
+    return (path: string) =>
+      explicit.has(path) ||
+      (matches(path) && (options.hidden === true || !path.slice(path.lastIndexOf("/") + 1).startsWith(".")))
+  })
+
+interface RunSpec<A extends Ripgrep.FileEntry | Ripgrep.Match | Ripgrep.Count> {
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string
+  readonly separator: string
+  readonly parse: (record: string) => A | undefined
+  readonly tag: A["_tag"]
+  readonly limit: number | undefined
+  readonly pattern: string | undefined
+}
+
+const encoder = new TextEncoder()
+
+/** `1795317241.520942078<TAB>./src/a.ts` (GNU stat `%.9Y\t%n`) → an `Mtime`. */
+const parseStatRecord = (record: string): Ripgrep.Mtime | undefined => {
+  const tab = record.indexOf("\t")
+  if (tab <= 0) return undefined
+  const seconds = Number.parseFloat(record.slice(0, tab))
+  return Number.isFinite(seconds) ? { path: cleanPath(record.slice(tab + 1)), mtime: Math.floor(seconds * 1000) } : undefined
+}
+
+/** Whether a GNU `stat` with sub-second `%.9Y` and an `xargs -0` are available. */
+const detectNativeStat = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"]) =>
+  spawner.string(ChildProcess.make("stat", ["--printf", "%.9Y", "/"], { stdin: "ignore", stderr: "ignore", ...KILL })).pipe(
+    Effect.flatMap((out) =>
+      /^\d+\.\d{9}$/.test(out.trim())
+        ? spawner.exitCode(ChildProcess.make("xargs", ["-0", "true"], { stdin: "ignore", stdout: "ignore", stderr: "ignore", ...KILL }))
+          .pipe(Effect.map((code) => code === 0))
+        : Effect.succeed(false)
+    ),
+    Effect.timeoutOption("5 seconds"),
+    Effect.map((r) => r._tag === "Some" && r.value),
+    Effect.orElseSucceed(() => false)
+  )
+
+/** Builds the service on a resolved binary. */
+export const make = Effect.fnUntraced(function*(binary: Binary) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+  const nativeStat = yield* detectNativeStat(spawner)
+
+  const toError = (e: PlatformError) => new Ripgrep.RipgrepError({ message: `rg: ${e.message}` })
+
+  const run = <A extends Ripgrep.FileEntry | Ripgrep.Match | Ripgrep.Count>(spec: RunSpec<A>): Stream.Stream<A | Ripgrep.Skipped, Ripgrep.Error> =>
+    Ripgrep.takeResults(Stream.unwrap(Effect.gen(function*() {
+      yield* Ripgrep.checkDirectory(fs, spec.cwd)
+      const handle = yield* spawner.spawn(ChildProcess.make(binary.path, spec.args, {
+        cwd: spec.cwd,
+        stdin: "ignore",
+        ...KILL
+      })).pipe(Effect.mapError(toError))
+      let results = 0
+      let skipped = 0
+      const errors: Array<string> = []
+      let errorChars = 0
+      const stdout = handle.stdout.pipe(
+        Stream.decodeText(),
+        records(spec.separator, (r) => {
+          const parsed = spec.parse(r)
+          if (parsed !== undefined) results++
+          return parsed
+        })
+      )
+      const stderr = handle.stderr.pipe(
+        Stream.decodeText(),
+        records("\n", (line) => {
+          const skip = parseStderrLine(line)
+          if (skip !== undefined) {
+            skipped++
+            return skip
+          }
+          if (line.trim() !== "" && errorChars < 8192) {
+            errors.push(line)
+            errorChars += line.length
+          }
+          return undefined
+        })
+      )
+      const checkExit = Effect.gen(function*() {
+        const code = yield* Effect.mapError(handle.exitCode, toError)
+        if (code === 0 || code === 1) return
+        const text = errors.join("\n")
+        const bad = patternError(text)
+        if (bad !== undefined) {
+          return yield* new Ripgrep.InvalidPatternError({
+            kind: bad.kind,
+            pattern: bad.kind === "regex" ? spec.pattern ?? "" : bad.glob,
+            reason: bad.reason
+          })
+        }
+        // Exit 2 after some results or skipped paths: partial results, already delivered.
+        if (code === 2 && (results > 0 || skipped > 0)) return
+        return yield* new Ripgrep.RipgrepError({ message: text === "" ? `rg exited with code ${code}` : text, exitCode: code })
+      })
+      return Stream.merge(stdout, stderr).pipe(
+        Stream.mapError(toError),
+        Stream.concat(Stream.fromEffectDrain(checkExit))
+      )
+    })), spec.tag, spec.limit)
+
+  const common = (options: Ripgrep.WalkOptions): Array<string> => {
+    const args = ["--no-config", "--no-require-git", "--no-ignore-global", "--color=never"]
+    if (options.hidden) args.push("--hidden")
+    if (options.follow) args.push("--follow")
+    if (options.noIgnore) args.push("--no-ignore")
+    if (options.maxDepth !== undefined) args.push(`--max-depth=${options.maxDepth}`)
+    for (const glob of Ripgrep.effectiveGlobs(options)) args.push(`--glob=${glob}`)
+    args.push(...filterArgs(options.filter ?? []))
+    return args
+  }
+
+  /**
+   * Native batch stat: paths go to `xargs -0 -n 4096 stat --printf '%.9Y\t%n\0'` (one process per
+   * 4096 files instead of an Effect per file; not `-P`: parallel stats would interleave their
+   * output). A failure of the input stream ends the input and is re-raised once the output is read.
+   */
+  const nativeMtimes = <E>(cwd: string, paths: Stream.Stream<string, E>): Stream.Stream<Ripgrep.Mtime, E | Ripgrep.RipgrepError> =>
+    Stream.unwrap(Effect.gen(function*() {
+      let failure: { readonly error: E } | undefined
+      const input = Stream.ignore(paths.pipe(Stream.tapError((error) => Effect.sync(() => void (failure = { error }))))).pipe(
+        Stream.mapArray((chunk) => [encoder.encode(chunk.map((p) => `./${p}\0`).join(""))] as const)
+      )
+      const handle = yield* spawner.spawn(ChildProcess.make("xargs", ["-0", "-n", "4096", "stat", "--printf", "%.9Y\\t%n\\0", "--"], {
+        cwd,
+        stdin: input,
+        stderr: "ignore",
+        ...KILL
+      })).pipe(Effect.mapError(toError))
+      return handle.stdout.pipe(
+        Stream.mapError(toError),
+        Stream.decodeText(),
+        records("\0", parseStatRecord),
+        Stream.concat(Stream.suspend(() => (failure === undefined ? Stream.empty : Stream.fail(failure.error))))
+      )
+    }))
+  const fallbackMtimes = Ripgrep.fileSystemMtimes(fs, path.join)
+  const mtimes: Ripgrep.Service["mtimes"] = (cwd, paths) =>
+    (nativeStat ? nativeMtimes(cwd, paths) : fallbackMtimes(cwd, paths)).pipe(
+      Stream.withSpan("Ripgrep.mtimes", { attributes: { cwd, native: nativeStat, backend: "rg" } })
+    )
+
+  const files = (options: Ripgrep.FilesOptions): Stream.Stream<Ripgrep.FilesEvent, Ripgrep.Error> => {
+    const listed = Stream.unwrap(Effect.map(keepFilter(options, new Set()), (keep) =>
+      run<Ripgrep.FileEntry>({
+        args: ["--files", "--null", ...common(options), "."],
+        cwd: options.cwd,
+        separator: "\0",
+        parse: (r) => {
+          const path = cleanPath(r)
+          return r === "" || !keep(path) ? undefined : { _tag: "File", path }
+        },
+        tag: "File",
+        limit: options.limit,
+        pattern: undefined
+      })))
+    const stated = options.stat ? Ripgrep.withMtimes(listed, options.cwd, mtimes) : listed
+    return stated.pipe(Stream.withSpan("Ripgrep.files", { attributes: { cwd: options.cwd, backend: "rg" } }))
+  }
+
+  /** `search` and `count`: the same arguments around a different output mode. */
+  const matching = <A extends Ripgrep.Match | Ripgrep.Count>(
+    options: Ripgrep.SearchOptions,
+    mode: ReadonlyArray<string>,
+    tag: A["_tag"],
+    parser: () => (line: string) => A | undefined
+  ): Stream.Stream<A | Ripgrep.Skipped, Ripgrep.Error> => {
+    const args = [...mode, ...common(options)]
+    if (options.literal) args.push("--fixed-strings")
+    if (options.caseInsensitive) args.push("--ignore-case")
+    if (options.maxCount !== undefined) args.push(`--max-count=${options.maxCount}`)
+    const explicit = options.paths === undefined || options.paths.length === 0 ? undefined : options.paths
+    args.push("--", options.pattern, ...(explicit ?? ["."]))
+    const named = new Set((explicit ?? []).map(cleanPath))
+    return Stream.unwrap(Effect.map(keepFilter(options, named), (keep) => {
+      const parse = parser()
+      return run<A>({
+        args,
+        cwd: options.cwd,
+        separator: "\n",
+        parse: (line) => {
+          const event = parse(line)
+          return event === undefined || !keep(event.path) ? undefined : event
+        },
+        tag,
+        limit: options.limit,
+        pattern: options.pattern
+      })
+    }))
+  }
+
+  const search = (options: Ripgrep.SearchOptions): Stream.Stream<Ripgrep.SearchEvent, Ripgrep.Error> =>
+    matching<Ripgrep.Match>(options, ["--json"], "Match", () => parseJsonLine).pipe(
+      Stream.withSpan("Ripgrep.search", { attributes: { cwd: options.cwd, pattern: options.pattern, backend: "rg" } })
+    )
+
+  const count = (options: Ripgrep.SearchOptions): Stream.Stream<Ripgrep.CountEvent, Ripgrep.Error> =>
+    matching<Ripgrep.Count>(options, ["--count", "--null", "--with-filename"], "Count", countParser).pipe(
+      Stream.withSpan("Ripgrep.count", { attributes: { cwd: options.cwd, pattern: options.pattern, backend: "rg" } })
+    )
+
+  return Ripgrep.Ripgrep.of({
+    backend: "rg",
+    description: `rg ${binary.version} (${binary.path})${nativeStat ? " with native stat" : ""}`,
+    files,
+    search,
+    count,
+    mtimes
+  })
+})
+
+/** The rg-binary layer; fails with `RipgrepNotFoundError` when no rg can be resolved. */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<
+  Ripgrep.Ripgrep,
+  Ripgrep.RipgrepNotFoundError,
+  FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner
+> => Layer.effect(Ripgrep.Ripgrep, Effect.flatMap(resolve(options), make))

@@ -1,0 +1,154 @@
+/**
+ * The rg-binary layer specifically: binary resolution (configured path → PATH → cache → download
+ * → typed error), the default layer's choice, and prompt termination of rg (checked by pid).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, FileSystem, Layer, Path, Stream } from "effect"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import { NodeServices } from "@effect/platform-node"
+import { Ripgrep, RipgrepBinary } from "@agent-tools/core"
+import { spawnSync } from "node:child_process"
+
+const rgPath = spawnSync("sh", ["-c", "command -v rg"]).stdout?.toString().trim() ?? ""
+const hasRg = rgPath !== ""
+
+const env = (vars: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromEnv({ env: vars }))
+
+/** A spawner that records the pid of every rg search (`--json`) or listing (`--files`) it starts. */
+const tracking = () => {
+  const pids: Array<number> = []
+  const isSearch = (command: ChildProcess.Command) =>
+    command._tag === "StandardCommand" && command.args.some((a) => a === "--json" || a === "--files")
+  const layer = Layer.effect(
+    ChildProcessSpawner.ChildProcessSpawner,
+    Effect.map(ChildProcessSpawner.ChildProcessSpawner, (inner) =>
+      ChildProcessSpawner.make((command) =>
+        Effect.tap(inner.spawn(command), (handle) => Effect.sync(() => void (isSearch(command) && pids.push(handle.pid))))))
+  ).pipe(Layer.provide(NodeServices.layer))
+  return { pids, layer: Layer.merge(NodeServices.layer, layer) } // the later layer wins
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const tempDir = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped({ prefix: "rg-bin-" }))
+
+describe("RipgrepBinary.resolve", () => {
+  it.live("nothing found: a typed error listing every step and how to install rg", () =>
+    Effect.gen(function*() {
+      const cache = yield* tempDir
+      const error = yield* Effect.flip(RipgrepBinary.resolve({ path: "/nonexistent/rg", cacheDir: cache }).pipe(Effect.provide(env({ PATH: cache }))))
+      assert.strictEqual(error._tag, "RipgrepNotFoundError")
+      assert.deepStrictEqual(error.tried, [
+        "configured path /nonexistent/rg: no such file",
+        "rg on PATH: not found in 1 directories",
+        `cached download ${cache}/rg: not present`,
+        `download: not available in this build (offline; no HTTP client in core); place rg at ${cache}`
+      ])
+      assert.include(error.message, "ripgrep (rg) was not found.")
+      assert.include(error.message, "apt install ripgrep")
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.live.skipIf(!hasRg)("a broken configured path falls through to rg on PATH", () =>
+    Effect.gen(function*() {
+      const cache = yield* tempDir
+      const binary = yield* RipgrepBinary.resolve({ path: "/nonexistent/rg", cacheDir: cache }).pipe(
+        Effect.provide(env({ PATH: `/nonexistent-dir:${rgPath.slice(0, rgPath.lastIndexOf("/"))}` }))
+      )
+      assert.strictEqual(binary.path, rgPath)
+      assert.match(binary.version, /^\d+\.\d+\.\d+$/)
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.live.skipIf(!hasRg)("a configured path that is not ripgrep is rejected; a cached binary is used", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const cache = yield* tempDir
+      yield* fs.symlink(rgPath, `${cache}/rg`)
+      const binary = yield* RipgrepBinary.resolve({ path: "/bin/echo", cacheDir: cache }).pipe(Effect.provide(env({ PATH: "" })))
+      assert.strictEqual(binary.path, `${cache}/rg`)
+      const error = yield* Effect.flip(RipgrepBinary.resolve({ path: "/bin/echo", download: false }).pipe(Effect.provide(env({ PATH: "" }))))
+      assert.match(error.tried[0] ?? "", /^configured path \/bin\/echo: not ripgrep \(--version printed ".*"\)$/)
+    }).pipe(Effect.provide(NodeServices.layer)))
+})
+
+describe("Ripgrep.layer (default)", () => {
+  const backendOf = (options: Ripgrep.LayerOptions) =>
+    Effect.map(Ripgrep.Ripgrep, (rg) => rg.backend).pipe(Effect.provide(Ripgrep.layer(options)))
+
+  it.live.skipIf(!hasRg)("uses rg when it is found", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* backendOf({}), "rg")
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.live("falls back to the portable layer without rg; backend 'rg' fails instead", () =>
+    Effect.gen(function*() {
+      const cache = yield* tempDir
+      assert.strictEqual(yield* backendOf({ cacheDir: cache }).pipe(Effect.provide(env({ PATH: cache }))), "portable")
+      const error = yield* Effect.flip(backendOf({ cacheDir: cache, backend: "rg" }).pipe(Effect.provide(env({ PATH: cache }))))
+      assert.strictEqual(error._tag, "RipgrepNotFoundError")
+      assert.strictEqual(yield* backendOf({ backend: "portable" }), "portable")
+    }).pipe(Effect.provide(NodeServices.layer)))
+})
+
+describe.skipIf(!hasRg)("rg is stopped promptly (checked by pid)", () => {
+  const manyMatches = Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const dir = yield* tempDir
+    yield* fs.writeFileString(path.join(dir, "big.txt"), "match here\n".repeat(1_000_000))
+    yield* fs.writeFileString(path.join(dir, "big2.txt"), "match here\n".repeat(1_000_000))
+    return dir
+  }).pipe(Effect.provide(NodeServices.layer))
+
+  const withRg = <A, E>(f: (rg: Ripgrep.Service, cwd: string) => Effect.Effect<A, E>) => {
+    const { pids, layer } = tracking()
+    return Effect.gen(function*() {
+      const cwd = yield* manyMatches
+      const rg = yield* Ripgrep.Ripgrep
+      const started = Date.now()
+      const result = yield* f(rg, cwd)
+      return { result, pids, elapsed: Date.now() - started }
+    }).pipe(Effect.provide(RipgrepBinary.layer().pipe(Layer.provideMerge(layer))))
+  }
+
+  it.live("search with 2M matches and limit 100: the first 100 quickly, and rg is gone", () =>
+    Effect.gen(function*() {
+      const { elapsed, pids, result } = yield* withRg((rg, cwd) => Stream.runCollect(rg.search({ cwd, pattern: "match", limit: 100 })))
+      assert.strictEqual(result.length, 100)
+      assert.isTrue(result.every((m) => m._tag === "Match" && m.text === "match here"))
+      assert.isBelow(elapsed, 3000)
+      assert.strictEqual(pids.length, 1)
+      assert.deepStrictEqual(pids.filter(isAlive), [])
+    }))
+
+  it.live("Stream.take on the consumer side, and interrupting a slow consumer, kill rg too", () =>
+    Effect.gen(function*() {
+      const taken = yield* withRg((rg, cwd) => Stream.runCollect(Stream.take(rg.search({ cwd, pattern: "match" }), 5)))
+      assert.strictEqual(taken.result.length, 5)
+      assert.strictEqual(taken.pids.length, 1)
+      assert.deepStrictEqual(taken.pids.filter(isAlive), [])
+      const interrupted = yield* withRg((rg, cwd) =>
+        rg.search({ cwd, pattern: "match" }).pipe(
+          Stream.runForEach(() => Effect.sleep("10 millis")),
+          Effect.timeoutOption("300 millis")
+        ))
+      assert.strictEqual(interrupted.result._tag, "None")
+      assert.isBelow(interrupted.elapsed, 3000)
+      assert.strictEqual(interrupted.pids.length, 1)
+      assert.deepStrictEqual(interrupted.pids.filter(isAlive), [])
+    }))
+
+  it.live("files with a limit stops rg --files", () =>
+    Effect.gen(function*() {
+      const { pids, result } = yield* withRg((rg, cwd) => Stream.runCollect(rg.files({ cwd, limit: 1 })))
+      assert.strictEqual(result.length, 1)
+      assert.strictEqual(pids.length, 1)
+      assert.deepStrictEqual(pids.filter(isAlive), [])
+    }))
+})

@@ -1,0 +1,75 @@
+/**
+ * What grep, glob and list share: resolving the search root through Workspace (asking
+ * `external_directory` for a root outside it), mapping search errors to tool errors, and the
+ * small formatting helpers of their outputs.
+ */
+import { Effect, FileSystem, Path } from "effect"
+import { Ripgrep, Tool, Workspace } from "@agent-tools/core"
+import { guard } from "../shared/access.ts"
+
+export type Services = Ripgrep.Ripgrep | Workspace.Workspace | FileSystem.FileSystem | Path.Path
+
+export interface Root {
+  /** The real path searched. */
+  readonly real: string
+  readonly isDirectory: boolean
+  /** Relative to the workspace root when inside it (`.` for the root), else the real path. */
+  readonly shown: string
+}
+
+export const fail = (tool: string, message: string) => Effect.fail(new Tool.ToolError({ tool, message }))
+
+/** Resolves `input` (default: the workspace root), checks it exists, and guards it. */
+export const resolveRoot = Effect.fnUntraced(function*(
+  ctx: Tool.Context,
+  tool: string,
+  input: string | undefined,
+  options: { readonly directoryOnly: boolean }
+): Effect.fn.Return<Root, Tool.ExecuteError, Services> {
+  const workspace = yield* Workspace.Workspace
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const requested = input === undefined || input.trim() === "" ? "." : input
+  const resolved = yield* workspace.resolve(requested).pipe(
+    Effect.mapError((e) => new Tool.ToolError({ tool, message: e.message }))
+  )
+  const shown = resolved.inside
+    ? path.relative(workspace.root, resolved.real).split(path.sep).join("/") || "."
+    : resolved.real
+  const info = yield* fs.stat(resolved.real).pipe(Effect.option)
+  if (info._tag === "None") return yield* fail(tool, `No such file or directory: ${requested}`)
+  const isDirectory = info.value.type === "Directory"
+  if (options.directoryOnly && !isDirectory) return yield* fail(tool, `${tool} path must be a directory: ${requested}`)
+  yield* guard(ctx, requested, { access: "read", kind: isDirectory ? "directory" : "file", tool })
+  return { real: resolved.real, isDirectory, shown }
+})
+
+/** A search failure as the model should read it. */
+export const searchError = (tool: string) => (e: Ripgrep.Error): Tool.ToolError =>
+  new Tool.ToolError({
+    tool,
+    message: e._tag === "InvalidPatternError" && e.kind === "regex"
+      ? `${e.message}\n(Escape regex special characters such as ( [ { . * + ? with a backslash to match them literally.)`
+      : e.message
+  })
+
+/** Whether a glob names a hidden entry (a segment or alternative starting with "."), e.g. `.github/**`, `**\/.env*`. */
+export const namesHidden = (glob: string): boolean => /(?:^|[/{,])\.(?!\.?(?:[/},]|$))/.test(glob)
+
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/** Counts skipped paths and keeps a few examples for the notice. */
+export class SkippedPaths {
+  count = 0
+  readonly examples: Array<string> = []
+  add(path: string) {
+    this.count++
+    if (this.examples.length < 5) this.examples.push(path)
+  }
+  /** `(2 paths could not be read and were skipped: a, b)`, or "" when none. */
+  notice(): string {
+    if (this.count === 0) return ""
+    const more = this.count > this.examples.length ? ", …" : ""
+    return `(${plural(this.count, "path")} could not be read and ${this.count === 1 ? "was" : "were"} skipped: ${this.examples.join(", ")}${more})`
+  }
+}
