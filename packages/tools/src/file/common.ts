@@ -1,0 +1,125 @@
+/**
+ * Plumbing the file-changing tools share: path display, loading a file as editable text (with the
+ * clear refusals: missing, directory, too large, binary), the stale-read check, the edit
+ * permission, the atomic commit and the FileTime record after it.
+ */
+import { Effect, FileSystem, Path } from "effect"
+import type { PlatformError } from "effect/PlatformError"
+import { FileTime, Tool, Workspace } from "@agent-tools/core"
+import { unifiedDiff, type FileDiff } from "./diff.ts"
+import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES } from "./files.ts"
+import { similarity } from "./replacers/similarity.ts"
+import { decode, type Decoded, encode, encodingLabel, isBinary, isUnencodable } from "./text.ts"
+
+export type Services = FileSystem.FileSystem | Path.Path | Workspace.Workspace | FileTime.FileTime
+
+export const fail = (tool: string, message: string) => Effect.fail(new Tool.ToolError({ tool, message }))
+
+/** The path shown to the model and used in `edit` permission patterns: relative inside the workspace. */
+export const displayPath = Effect.fnUntraced(function*(resolved: Workspace.Resolved) {
+  const path = yield* Path.Path
+  const workspace = yield* Workspace.Workspace
+  if (!resolved.inside) return resolved.real
+  const rel = path.relative(workspace.root, resolved.real)
+  return rel.length === 0 ? "." : rel.split(path.sep).join("/")
+})
+
+const MB = (n: number) => `${n / 1024 / 1024} MB`
+
+export interface Loaded {
+  readonly entry: Extract<Entry, { _tag: "File" }>
+  readonly bytes: Uint8Array
+  readonly decoded: Decoded
+}
+
+/** Reads `real` as editable text, or fails with a message that says what to do instead. */
+export const loadText = Effect.fnUntraced(function*(tool: string, real: string, shown: string) {
+  const fs = yield* FileSystem.FileSystem
+  const entry = yield* inspect(real).pipe(Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot read ${shown}: ${describeFsError(e)}` })))
+  if (entry._tag === "Missing") return yield* fail(tool, `File ${shown} not found.`)
+  if (entry._tag === "Directory") return yield* fail(tool, `Path is a directory, not a file: ${shown}`)
+  if (entry._tag === "Other") return yield* fail(tool, `Path is not a regular file: ${shown}`)
+  if (entry.size > MAX_EDIT_BYTES) {
+    return yield* fail(
+      tool,
+      `File ${shown} is too large to edit (${entry.size} bytes; the limit is ${MB(MAX_EDIT_BYTES)}). ` +
+        "Use bash (sed, a script) for changes to files this size."
+    )
+  }
+  const bytes = yield* fs.readFile(real).pipe(
+    Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot read ${shown}: ${describeFsError(e)}` }))
+  )
+  if (isBinary(real, bytes)) {
+    return yield* fail(tool, `${shown} is a binary file; the ${tool} tool only changes text files.`)
+  }
+  return { entry, bytes, decoded: decode(bytes) } satisfies Loaded
+})
+
+/** Fails unless this session read the file and it is unchanged since (content hash, not mtime). */
+export const assertFresh = (tool: string, sessionID: string, real: string) =>
+  FileTime.FileTime.use((ft) => ft.assert(sessionID, real)).pipe(
+    Effect.mapError((e) =>
+      new Tool.ToolError({ tool, message: e._tag === "PlatformError" ? `Cannot check ${real}: ${describeFsError(e)}` : e.message })
+    )
+  )
+
+/** Text → the file's encoding; a character it cannot hold is an error naming it and its line. */
+export const encodeFor = (tool: string, shown: string, text: string, decoded: Pick<Decoded, "encoding" | "bom">) => {
+  const bytes = encode(text, decoded.encoding, decoded.bom)
+  if (!isUnencodable(bytes)) return Effect.succeed(bytes)
+  return fail(
+    tool,
+    `${shown} is encoded as ${encodingLabel(decoded)}, which cannot hold ${JSON.stringify(bytes.char)} ` +
+      `(U+${bytes.char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}, line ${bytes.line} of the new content). ` +
+      "Nothing was written. Use characters the file's encoding has, or convert the file to UTF-8 first."
+  )
+}
+
+/** Asks `edit` for a change of `shown`, with the diff in the metadata (reference §4 request map). */
+export const askEdit = (ctx: Tool.Context, shown: string, real: string, diff: FileDiff): ReturnType<Tool.Context["ask"]> =>
+  ctx.ask({ permission: "edit", patterns: [shown], always: ["*"], metadata: { filepath: real, diff: diff.patch } })
+
+/**
+ * Writes `bytes` to `real` atomically (parents created, mode and hard links kept) and records the
+ * write in FileTime, so the session's next edit needs no fresh read.
+ */
+export const commit = Effect.fnUntraced(function*(
+  tool: string,
+  sessionID: string,
+  real: string,
+  bytes: Uint8Array,
+  entry: Entry
+) {
+  const path = yield* Path.Path
+  const fileTime = yield* FileTime.FileTime
+  const wrap = <A, R>(effect: Effect.Effect<A, PlatformError, R>) =>
+    effect.pipe(
+      Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot write ${real}: ${describeFsError(e)}. Nothing was changed.` }))
+    )
+  if (entry._tag === "Missing") yield* wrap(ensureDirectory(path.dirname(real)))
+  yield* wrap(atomicWrite(real, bytes, entry._tag === "File" ? { mode: entry.mode, links: entry.links } : {}))
+  yield* fileTime.recordWrite(sessionID, real, bytes).pipe(Effect.ignore)
+})
+
+export { unifiedDiff }
+
+/**
+ * Up to 3 entries of `file`'s directory whose names look like its name (case-insensitive
+ * containment either way, or a small edit distance), most similar first, as full paths.
+ */
+export const similarNames = Effect.fnUntraced(function*(file: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const dir = path.dirname(file)
+  const base = path.basename(file).toLowerCase()
+  const entries = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed(() => [] as Array<string>))
+  return entries
+    .map((name) => ({ name, lower: name.toLowerCase() }))
+    .filter(({ lower }) => lower.includes(base) || base.includes(lower) || similarity(lower, base, 0.6) >= 0.6)
+    .sort((a, b) => similarity(b.lower, base) - similarity(a.lower, base) || a.name.localeCompare(b.name))
+    .slice(0, 3)
+    .map(({ name }) => path.join(dir, name))
+})
+
+export const notFoundMessage = (shown: string, similar: ReadonlyArray<string>): string =>
+  similar.length === 0 ? `File not found: ${shown}` : `File not found: ${shown}\n\nDid you mean one of these?\n${similar.join("\n")}`

@@ -1,0 +1,113 @@
+/**
+ * File-system steps shared by write, edit, multiedit and apply_patch: looking a path up, atomic
+ * replacement (a temp file in the same directory, then rename, so a reader never sees half a file
+ * and a crash leaves the old one), keeping the file mode, and creating missing parents.
+ */
+import { Effect, FileSystem, Option, Path, Random } from "effect"
+import type { PlatformError } from "effect/PlatformError"
+
+/**
+ * Files bigger than this are not edited in memory (edit, multiedit, write over an existing file,
+ * apply_patch updates): decoding, normalising and diffing would hold several copies at once. Read
+ * pages through them instead; bash (sed, a script) can change them.
+ */
+export const MAX_EDIT_BYTES = 10 * 1024 * 1024
+
+export type Entry =
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Directory" }
+  | { readonly _tag: "Other" }
+  | {
+    readonly _tag: "File"
+    readonly size: number
+    /** Permission bits, kept on rewrite. */
+    readonly mode: number
+    /** Hard links: a file with several is rewritten in place so every name sees the change. */
+    readonly links: number
+  }
+
+/** What is at `file` (symlinks followed). */
+export const inspect = Effect.fnUntraced(function*(file: string): Effect.fn.Return<Entry, PlatformError, FileSystem.FileSystem> {
+  const fs = yield* FileSystem.FileSystem
+  const info = yield* fs.stat(file).pipe(
+    Effect.map(Option.some),
+    Effect.catchTag("PlatformError", (e) => (e.reason._tag === "NotFound" ? Effect.succeed(Option.none()) : Effect.fail(e)))
+  )
+  if (Option.isNone(info)) return { _tag: "Missing" }
+  const stat = info.value
+  if (stat.type === "Directory") return { _tag: "Directory" }
+  if (stat.type !== "File") return { _tag: "Other" }
+  return {
+    _tag: "File",
+    size: Number(stat.size),
+    mode: stat.mode & 0o7777,
+    links: Number(Option.getOrElse(stat.nlink, () => 1n))
+  }
+})
+
+/** `.<name>.<random>.tmp` next to `file`, so the final rename never crosses a file system. */
+const tempPathFor = Effect.fnUntraced(function*(file: string) {
+  const path = yield* Path.Path
+  const n = yield* Random.nextIntBetween(0, 2 ** 31)
+  return path.join(path.dirname(file), `.${path.basename(file)}.${n.toString(36)}.tmp`)
+})
+
+/** Writes `bytes` to a fresh temp file beside `file` with `mode`; returns the temp path. */
+export const writeTemp = Effect.fnUntraced(function*(file: string, bytes: Uint8Array, mode: number | undefined) {
+  const fs = yield* FileSystem.FileSystem
+  const temp = yield* tempPathFor(file)
+  yield* fs.writeFile(temp, bytes, { flag: "wx", ...(mode === undefined ? {} : { mode }) }).pipe(
+    // A umask may have cleared bits of `mode`: set it exactly.
+    Effect.andThen(mode === undefined ? Effect.void : fs.chmod(temp, mode)),
+    Effect.onError(() => fs.remove(temp).pipe(Effect.ignore))
+  )
+  return temp
+})
+
+/**
+ * Replaces `file` with `bytes` atomically, keeping `mode`; a hard-linked file is written in place
+ * instead (a rename would detach it from its other names).
+ */
+export const atomicWrite = Effect.fnUntraced(function*(
+  file: string,
+  bytes: Uint8Array,
+  options: { readonly mode?: number | undefined; readonly links?: number | undefined } = {}
+): Effect.fn.Return<void, PlatformError, FileSystem.FileSystem | Path.Path> {
+  const fs = yield* FileSystem.FileSystem
+  if ((options.links ?? 1) > 1) return yield* fs.writeFile(file, bytes)
+  const temp = yield* writeTemp(file, bytes, options.mode)
+  yield* fs.rename(temp, file).pipe(Effect.onError(() => fs.remove(temp).pipe(Effect.ignore)))
+})
+
+/** Creates the missing ancestors of `dir`; returns the ones it created, outermost first. */
+export const ensureDirectory = Effect.fnUntraced(function*(
+  dir: string
+): Effect.fn.Return<Array<string>, PlatformError, FileSystem.FileSystem | Path.Path> {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const missing: Array<string> = []
+  let current = dir
+  while (!(yield* fs.exists(current))) {
+    missing.unshift(current)
+    const parent = path.dirname(current)
+    if (parent === current) break
+    current = parent
+  }
+  if (missing.length > 0) yield* fs.makeDirectory(dir, { recursive: true })
+  return missing
+})
+
+/** Model-facing text for a file-system failure, without a stack. */
+export const describeFsError = (e: PlatformError): string => {
+  const reason = e.reason
+  switch (reason._tag) {
+    case "NotFound":
+      return "no such file or directory"
+    case "PermissionDenied":
+      return "permission denied"
+    case "AlreadyExists":
+      return "already exists"
+    default:
+      return reason.message.length > 0 ? reason.message : reason._tag
+  }
+}

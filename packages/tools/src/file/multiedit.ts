@@ -1,0 +1,66 @@
+/**
+ * multiedit: several edits to one file, applied in order on the running text, all or nothing
+ * (opencode's multiedit wrote each edit as it went, although its description promised atomicity:
+ * reference §9.4, §W9).
+ */
+import { Effect } from "effect"
+import { z } from "zod"
+import { Tool } from "@agent-tools/core"
+import type { Services } from "./common.ts"
+import { fail } from "./common.ts"
+import { MULTIEDIT } from "./descriptions.ts"
+import { runEdits } from "./edit.ts"
+import { formatRange, matchedNote } from "./replacers/messages.ts"
+
+const parameters = z.object({
+  filePath: z.string().describe("The path of the file to modify (absolute, or relative to the workspace root)"),
+  edits: z
+    .array(
+      z.object({
+        oldString: z.string().describe("The text to replace"),
+        newString: z.string().describe("The text to replace it with"),
+        replaceAll: z.boolean().optional().describe("Replace all occurrences of oldString (default false)")
+      })
+    )
+    .min(1)
+    .describe("Edits applied in order, each on the result of the previous one")
+})
+
+export const MultiEditTool = Tool.define(
+  "multiedit",
+  Effect.gen(function*() {
+    const services = yield* Effect.context<Services>()
+    return {
+      description: MULTIEDIT,
+      parameters,
+      annotations: { destructive: true },
+      execute: Effect.fn("MultiEditTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
+        const n = args.edits.length
+        const label = (i: number) => (n === 1 ? "" : `Edit ${i + 1} of ${n} failed: `)
+        const identical = args.edits.findIndex((e) => e.oldString === e.newString)
+        if (identical !== -1) {
+          return yield* fail("multiedit", `${label(identical)}No changes to apply: oldString and newString are identical.`)
+        }
+        const result = yield* runEdits("multiedit", ctx, args.filePath, args.edits, label)
+        const notes = result.reports.flatMap((r, i) => {
+          if (r.strategy === "create") return [`${i + 1}. created the file`]
+          const note = matchedNote(r.strategy, r.matches, r.reindented, r.lineNumbersStripped)
+          return note === "" ? [] : [`${i + 1}.${note}`]
+        })
+        return {
+          title: result.shown,
+          output: `Applied ${n} edit${n === 1 ? "" : "s"} to ${result.shown}.` + (notes.length > 0 ? `\n${notes.join("\n")}` : ""),
+          metadata: {
+            ...result.metadata,
+            results: result.reports.map((r) => ({
+              strategy: r.strategy,
+              matchedLines: r.matches.map(formatRange).join(", "),
+              replacements: r.replacements,
+              reindented: r.reindented
+            }))
+          }
+        }
+      }, Effect.provideContext(services))
+    }
+  })
+)

@@ -1,0 +1,177 @@
+/**
+ * read: a page of a text file with line numbers, a directory listing, or an image/PDF attachment.
+ * Truncates itself (`metadata.truncated`), records text reads in FileTime (write/edit need them),
+ * and pages the spills of this workspace's SpillStorage without an outside-directory prompt —
+ * for a non-file store through `SpillStorage.read`.
+ */
+import { Effect, FileSystem, Option, Path, Stream } from "effect"
+import type { PlatformError } from "effect/PlatformError"
+import { z } from "zod"
+import { FileTime, SpillStorage, Tool, Workspace } from "@agent-tools/core"
+import { guard } from "../shared/access.ts"
+import { displayPath, fail, notFoundMessage, type Services, similarNames } from "./common.ts"
+import { READ, READ_LIMIT } from "./descriptions.ts"
+import { describeFsError, inspect, MAX_EDIT_BYTES } from "./files.ts"
+import { Pager, StreamLines, textLines } from "./pager.ts"
+import { decode, encodingLabel, isBinary, SNIFF_BYTES, sniffMedia, toBase64 } from "./text.ts"
+
+const parameters = z.object({
+  filePath: z.string().describe("The path of the file or directory to read (absolute, or relative to the workspace root)"),
+  offset: z.number().int().min(0).optional().describe("The line number to start reading from (1-indexed)"),
+  limit: z.number().int().min(1).optional().describe(`The maximum number of lines to read (defaults to ${READ_LIMIT})`)
+})
+
+const PREVIEW_LINES = 20
+
+const text = (shown: string, type: "file" | "directory", body: string) =>
+  `<path>${shown}</path>\n<type>${type}</type>\n<${type === "file" ? "content" : "entries"}>\n${body}\n</${
+    type === "file" ? "content" : "entries"
+  }>`
+
+const fsError = (shown: string) => (e: PlatformError) => new Tool.ToolError({ tool: "read", message: `Cannot read ${shown}: ${describeFsError(e)}` })
+
+export const ReadTool = Tool.define(
+  "read",
+  Effect.gen(function*() {
+    const services = yield* Effect.context<Services>()
+    const spill = Option.getOrUndefined(yield* Effect.serviceOption(SpillStorage.SpillStorage))
+
+    /** Pages a byte stream without reading past the page (big files, non-file spills). */
+    const pageStream = Effect.fnUntraced(function*(
+      shown: string,
+      stream: Stream.Stream<Uint8Array, Tool.ToolError>,
+      pager: Pager
+    ): Effect.fn.Return<Tool.Result, Tool.ToolError> {
+      const lines = new StreamLines(pager)
+      yield* Stream.runForEachWhile(stream, (chunk) => Effect.sync(() => lines.feed(chunk)))
+      const eof = !lines.done
+      lines.end()
+      if (eof) {
+        const range = pager.outOfRange(pager.count)
+        if (range !== undefined) return yield* fail("read", range)
+      }
+      const output = `${pager.render()}\n\n${pager.footer(eof ? pager.count : undefined)}`
+      return {
+        title: shown,
+        output: text(shown, "file", output),
+        metadata: { truncated: pager.more, preview: pager.kept.slice(0, PREVIEW_LINES).join("\n") }
+      }
+    })
+
+    const listDirectory = Effect.fnUntraced(function*(
+      real: string,
+      shown: string,
+      pager: Pager
+    ): Effect.fn.Return<Tool.Result, Tool.ToolError, FileSystem.FileSystem | Path.Path> {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const names = yield* fs.readDirectory(real).pipe(Effect.mapError(fsError(shown)))
+      const entries = yield* Effect.forEach(names, (name) =>
+        fs.stat(path.join(real, name)).pipe(
+          Effect.map((info) => (info.type === "Directory" ? `${name}/` : name)),
+          Effect.orElseSucceed(() => name) // a dangling symlink is listed as a plain entry
+        ))
+      entries.sort((a, b) => a.localeCompare(b))
+      const page = entries.slice(pager.offset - 1, pager.offset - 1 + pager.limit)
+      const more = pager.offset - 1 + page.length < entries.length
+      const footer = more
+        ? `(Showing ${page.length} of ${entries.length} entries. Use 'offset' parameter to read beyond entry ${pager.offset - 1 + page.length})`
+        : `(${entries.length} entries)`
+      return {
+        title: shown,
+        output: text(shown, "directory", `${page.join("\n")}\n${footer}`),
+        metadata: { truncated: more, preview: entries.slice(0, PREVIEW_LINES).join("\n"), entries: entries.length }
+      }
+    })
+
+    const readFile = Effect.fnUntraced(function*(
+      ctx: Tool.Context,
+      real: string,
+      shown: string,
+      size: number,
+      pager: Pager
+    ): Effect.fn.Return<Tool.Result, Tool.ToolError, FileSystem.FileSystem | FileTime.FileTime> {
+      const fs = yield* FileSystem.FileSystem
+      if (size > MAX_EDIT_BYTES) {
+        const head = yield* fs.stream(real, { bytesToRead: SNIFF_BYTES }).pipe(Stream.runCollect, Effect.mapError(fsError(shown)))
+        const first = head[0] ?? new Uint8Array()
+        const media = sniffMedia(first)
+        if (media !== undefined) {
+          return yield* fail("read", `${shown} (${media}, ${size} bytes) is too large to attach; the limit is ${MAX_EDIT_BYTES} bytes.`)
+        }
+        if (isBinary(real, first)) return yield* fail("read", `Cannot read binary file: ${shown} (${size} bytes)`)
+        return yield* pageStream(shown, fs.stream(real).pipe(Stream.mapError(fsError(shown))), pager)
+      }
+      const bytes = yield* fs.readFile(real).pipe(Effect.mapError(fsError(shown)))
+      const mime = sniffMedia(bytes)
+      if (mime !== undefined) {
+        const kind = mime === "application/pdf" ? "PDF" : "Image"
+        return {
+          title: shown,
+          output: `${kind} read successfully`,
+          metadata: { truncated: false, mime, size: bytes.length },
+          attachments: [{ type: "file" as const, mime, url: `data:${mime};base64,${toBase64(bytes)}`, filename: shown }]
+        }
+      }
+      if (isBinary(real, bytes)) return yield* fail("read", `Cannot read binary file: ${shown} (${bytes.length} bytes)`)
+      const decoded = decode(bytes)
+      const lines = textLines(decoded.text)
+      const range = pager.outOfRange(lines.length)
+      if (range !== undefined) return yield* fail("read", range)
+      for (let i = 0; i < lines.length && pager.push(lines[i]!); i++);
+      yield* FileTime.FileTime.use((ft) => ft.read(ctx.sessionID, real, bytes)).pipe(Effect.ignore)
+      const notes = decoded.encoding === "latin1"
+        ? "\n(This file is not valid UTF-8: its bytes are shown as ISO-8859-1. Edits keep the encoding.)"
+        : decoded.encoding === "utf-8"
+        ? ""
+        : `\n(Encoding: ${encodingLabel(decoded)}. Edits keep the encoding.)`
+      const body = lines.length === 0 ? `(Empty file)` : `${pager.render()}\n\n${pager.footer(lines.length)}${notes}`
+      return {
+        title: shown,
+        output: text(shown, "file", body),
+        metadata: {
+          truncated: pager.more,
+          preview: pager.kept.slice(0, PREVIEW_LINES).join("\n"),
+          lines: lines.length,
+          encoding: encodingLabel(decoded)
+        }
+      }
+    })
+
+    return {
+      description: READ,
+      parameters,
+      annotations: { readOnly: true },
+      execute: Effect.fn("ReadTool.execute")(function*(
+        args: z.output<typeof parameters>,
+        ctx: Tool.Context
+      ): Effect.fn.Return<Tool.Result, Tool.ExecuteError, Services> {
+        const pager = new Pager(Math.max(1, args.offset ?? 1), args.limit ?? READ_LIMIT)
+        // A spill of a store that is not a directory (S3 …) is only reachable through the store.
+        if (spill !== undefined && spill.directory === undefined && spill.owns(args.filePath)) {
+          const stream = spill.read(args.filePath).pipe(Stream.mapError((e) => new Tool.ToolError({ tool: "read", message: e.message })))
+          return yield* pageStream(args.filePath, stream, pager)
+        }
+        const workspace = yield* Workspace.Workspace
+        const resolved = yield* workspace.resolve(args.filePath).pipe(
+          Effect.mapError((e) => new Tool.ToolError({ tool: "read", message: e.message }))
+        )
+        const entry = yield* inspect(resolved.real).pipe(Effect.mapError(fsError(resolved.absolute)))
+        yield* guard(ctx, args.filePath, { access: "read", kind: entry._tag === "Directory" ? "directory" : "file", tool: "read" })
+        const shown = resolved.absolute
+        yield* ctx.ask({ permission: "read", patterns: [yield* displayPath(resolved)], always: ["*"], metadata: { filepath: resolved.real } })
+        switch (entry._tag) {
+          case "Missing":
+            return yield* fail("read", notFoundMessage(shown, yield* similarNames(resolved.real)))
+          case "Directory":
+            return yield* listDirectory(resolved.real, shown, pager)
+          case "Other":
+            return yield* fail("read", `Cannot read ${shown}: not a regular file or directory`)
+          case "File":
+            return yield* readFile(ctx, resolved.real, shown, entry.size, pager)
+        }
+      }, Effect.provideContext(services))
+    }
+  })
+)
+

@@ -1,0 +1,273 @@
+/**
+ * The edit cascade: opencode's nine replacers, reordered strictest-first and made safe.
+ *
+ * exact → indentation-flexible → line-trimmed → whitespace-normalized → escape-normalized →
+ * trimmed-boundary → block-anchor → context-aware; `multi-occurrence` is what an exact
+ * `replaceAll` over several copies is reported as.
+ *
+ * Differences from opencode (reference §9.3, §W5–W7, field failures B11–B16):
+ * - each strategy returns ALL its candidates; two or more is an error naming their lines, fuzzy
+ *   strategies included (opencode only rejects an exact text that occurs twice);
+ * - the first strategy with a candidate decides: a later, looser one never overrides it;
+ * - line matches are merged, not pasted (merge.ts), so untouched lines keep the file's bytes;
+ * - a block found only after re-indenting is ambiguous when the file also has a block at the
+ *   quoted indentation with the quote's first and last lines (B12: another scope);
+ * - the similarity strategies need every differing line ≥ 0.85 alike and never accept a changed
+ *   number (block.ts), and even then the merge refuses to rewrite a line the model misremembered;
+ * - an oldString of only whitespace is matched exactly or not at all (B15);
+ * - the read tool's `N: ` line prefixes are removed when nothing matches as written (B17);
+ * - the result names the strategy and the matched lines.
+ *
+ * Works on the LF view of the text; the edit tool maps offsets back to the file's bytes. The early
+ * strategies find candidates with native indexOf from an anchor line and never split the file, so
+ * a drifted 30-line quote in a 20k-line file costs about one scan (bench/edit.bench.ts).
+ */
+import { escapeNormalized, trimLike, trimmedBoundary, unescape } from "./boundary.ts"
+import { blockAnchor, contextAware, type NearMiss } from "./block.ts"
+import { type Candidate, type Doc, type Find, makeDoc, makeFind, type StrategyName } from "./doc.ts"
+import { type Anchored, anchored, indentationFlexible, lineTrimmed, whitespaceNormalized } from "./lines.ts"
+import { merge } from "./merge.ts"
+
+export type { NearMiss } from "./block.ts"
+export type { StrategyName } from "./doc.ts"
+
+export interface Splice {
+  /** Offsets in the LF view. */
+  readonly start: number
+  readonly end: number
+  /** Replacement text, LF line endings. */
+  readonly text: string
+}
+
+export interface LineRange {
+  /** 1-based, inclusive. */
+  readonly startLine: number
+  readonly endLine: number
+}
+
+export interface Plan {
+  readonly _tag: "Plan"
+  readonly strategy: StrategyName
+  /** Sorted, non-overlapping. */
+  readonly splices: ReadonlyArray<Splice>
+  readonly matches: ReadonlyArray<LineRange>
+  /** Added lines were re-indented to the file's indentation. */
+  readonly reindented: boolean
+  /** newString was unescaped like oldString had to be. */
+  readonly unescaped: boolean
+  /** The read tool's `N: ` line prefixes were removed from oldString (and newString). */
+  readonly lineNumbersStripped?: boolean | undefined
+}
+
+export type ReplaceError =
+  | { readonly _tag: "Identical" }
+  | { readonly _tag: "EmptyOldString" }
+  | {
+    readonly _tag: "NotFound"
+    readonly tried: ReadonlyArray<StrategyName>
+    readonly nearMiss: NearMiss | undefined
+    readonly whitespaceOnly: boolean
+  }
+  | { readonly _tag: "Ambiguous"; readonly strategy: StrategyName; readonly matches: ReadonlyArray<LineRange>; readonly similarOnly: boolean }
+  | {
+    readonly _tag: "Conflict"
+    readonly strategy: StrategyName
+    readonly match: LineRange
+    readonly line: number
+    readonly fileText: string
+    readonly oldText: string
+  }
+  | { readonly _tag: "NoChange"; readonly strategy: StrategyName }
+
+interface Tier {
+  readonly name: StrategyName
+  readonly run: () => ReadonlyArray<Candidate>
+  /** Candidates found by similarity only: replaceAll over several of them is refused. */
+  readonly similar?: boolean
+}
+
+const tiers = (doc: Doc, find: Find, misses: Array<NearMiss>) => {
+  let search: Anchored | undefined
+  const anchor = () => (search ??= anchored(doc, find))
+  const list: ReadonlyArray<Tier> = [
+    { name: "exact", run: () => anchor().exact },
+    { name: "indentation-flexible", run: () => indentationFlexible(doc, find, anchor().trimmed) },
+    { name: "line-trimmed", run: () => lineTrimmed(doc, find, anchor().trimmed) },
+    { name: "whitespace-normalized", run: () => whitespaceNormalized(doc, find) },
+    { name: "escape-normalized", run: () => escapeNormalized(doc, find) },
+    { name: "trimmed-boundary", run: () => trimmedBoundary(doc, find) },
+    { name: "block-anchor", run: () => blockAnchor(doc, find, misses), similar: true },
+    { name: "context-aware", run: () => contextAware(doc, find, misses), similar: true }
+  ]
+  return { list, anchor }
+}
+
+const indentOf = (s: string) => s.slice(0, s.length - s.trimStart().length)
+
+/**
+ * A block matched only after re-indenting is not unique if the file also has a block at the
+ * indentation oldString was quoted with, starting and ending with oldString's exact first and last
+ * lines (field failure B12: the quote may belong to a different scope than the text it equals).
+ */
+const quotedIndentation = (doc: Doc, find: Find, match: Candidate, rare: ReadonlySet<string>): Array<Candidate> => {
+  if (match.transform !== "lines") return []
+  const nb = find.lines.filter((l) => l.trim().length > 0)
+  const firstLine = match.lines!.find((l) => l.trim().length > 0)
+  if (nb.length < 2 || firstLine === undefined || indentOf(firstLine) === indentOf(nb[0]!)) return []
+  if (rare.has(nb[0]!.trim())) return [] // its text occurs once: in the match itself
+  const text = doc.text
+  const out: Array<Candidate> = []
+  for (let p = text.indexOf(nb[0]!); p !== -1; p = text.indexOf(nb[0]!, p + 1)) {
+    const atLineStart = p === 0 || text[p - 1] === "\n"
+    const end = p + nb[0]!.length
+    if (!atLineStart || (end < text.length && text[end] !== "\n") || (p >= match.start && p < match.end)) continue
+    // Walk as many non-blank lines as oldString has; the last must be oldString's last, exactly.
+    const lines: Array<string> = []
+    let seen = 0
+    let from = p
+    while (from <= text.length && seen < nb.length) {
+      const e = text.indexOf("\n", from)
+      const line = text.slice(from, e === -1 ? text.length : e)
+      lines.push(line)
+      if (line.trim().length > 0) seen++
+      if (e === -1) break
+      from = e + 1
+    }
+    if (seen === nb.length && lines[lines.length - 1] === nb[nb.length - 1]) {
+      out.push({ start: p, end: p + lines.join("\n").length, transform: "lines", lines })
+    }
+  }
+  return out
+}
+
+const range = (doc: Doc) => (c: Candidate): LineRange => {
+  const startLine = doc.lineOf(c.start) + 1
+  return { startLine, endLine: startLine + (c.end > c.start ? countNewlines(doc.text, c.start, c.end - 1) : 0) }
+}
+
+const countNewlines = (text: string, from: number, to: number): number => {
+  let n = 0
+  for (let i = text.indexOf("\n", from); i !== -1 && i < to; i = text.indexOf("\n", i + 1)) n++
+  return n
+}
+
+/** Leftmost non-overlapping candidates (replaceAll), like String.replaceAll. */
+const disjoint = (cands: ReadonlyArray<Candidate>): Array<Candidate> => {
+  const out: Array<Candidate> = []
+  for (const c of [...cands].sort((a, b) => a.start - b.start)) {
+    const prev = out[out.length - 1]
+    if (prev === undefined || c.start >= prev.end) out.push(c)
+  }
+  return out
+}
+
+// The read tool's `N: ` line prefix (an empty line may have lost its trailing space).
+const READ_PREFIX = /^(\d+):(?: |$)/
+
+/**
+ * The text without read-output line prefixes, when every non-empty line has one and the numbers
+ * run in sequence (field failure B17); undefined otherwise.
+ */
+export const stripReadPrefixes = (s: string): string | undefined => {
+  let next: number | undefined
+  const out: Array<string> = []
+  for (const line of s.split("\n")) {
+    if (line.length === 0) {
+      out.push(line)
+      continue
+    }
+    const m = READ_PREFIX.exec(line)
+    if (m === null || (next !== undefined && Number(m[1]) !== next)) return undefined
+    next = Number(m[1]) + 1
+    out.push(line.slice(m[0].length))
+  }
+  return next === undefined ? undefined : out.join("\n")
+}
+
+/**
+ * Where and what to replace, or why not. Pure: the content is the LF view of the file. When
+ * nothing matches as written and oldString carries read-output line numbers, they are removed
+ * (from newString too, if it has them) and the cascade runs once more.
+ */
+export const plan = (content: string, oldString: string, newString: string, replaceAll = false): Plan | ReplaceError => {
+  const direct = planOnce(content, oldString, newString, replaceAll)
+  if (direct._tag !== "NotFound") return direct
+  const old = stripReadPrefixes(oldString)
+  if (old === undefined) return direct
+  const retry = planOnce(content, old, stripReadPrefixes(newString) ?? newString, replaceAll)
+  if (retry._tag === "NotFound") return direct
+  return retry._tag === "Plan" ? { ...retry, lineNumbersStripped: true } : retry
+}
+
+const planOnce = (content: string, oldString: string, newString: string, replaceAll: boolean): Plan | ReplaceError => {
+  if (oldString === newString) return { _tag: "Identical" }
+  if (oldString.length === 0) return { _tag: "EmptyOldString" }
+  const doc = makeDoc(content)
+  const find = makeFind(oldString)
+  const ranges = range(doc)
+  const whitespaceOnly = oldString.trim().length === 0
+  const misses: Array<NearMiss> = []
+  const tried: Array<StrategyName> = []
+  const { list, anchor } = tiers(doc, find, misses)
+  for (const tier of list) {
+    if (whitespaceOnly && tier.name !== "exact") break
+    tried.push(tier.name)
+    const found = tier.run()
+    if (found.length === 0) continue
+    if (found.length > 1 && (!replaceAll || tier.similar === true)) {
+      return { _tag: "Ambiguous", strategy: tier.name, matches: found.map(ranges), similarOnly: replaceAll }
+    }
+    const elsewhere = found.length === 1 ? quotedIndentation(doc, find, found[0]!, anchor().rare) : []
+    if (elsewhere.length > 0) {
+      return { _tag: "Ambiguous", strategy: tier.name, matches: [found[0]!, ...elsewhere].map(ranges), similarOnly: false }
+    }
+    const chosen = disjoint(found)
+    const splices: Array<Splice> = []
+    let reindented = false
+    for (const c of chosen) {
+      if (c.transform === "lines") {
+        const merged = merge(find, c, newString)
+        if (merged._tag === "Conflict") {
+          const match = ranges(c)
+          return { _tag: "Conflict", strategy: tier.name, match, line: match.startLine + merged.line, fileText: merged.fileText, oldText: merged.oldText }
+        }
+        reindented ||= merged.reindented
+        splices.push({ start: c.start, end: c.end, text: merged.text })
+      } else {
+        const text = c.transform === "unescape" ? unescape(newString) : c.transform === "trim-boundary" ? trimLike(oldString, newString) : newString
+        splices.push({ start: c.start, end: c.end, text })
+      }
+    }
+    if (splices.every((s) => content.slice(s.start, s.end) === s.text)) return { _tag: "NoChange", strategy: tier.name }
+    let matches: ReadonlyArray<LineRange> | undefined
+    return {
+      _tag: "Plan",
+      strategy: tier.name === "exact" && chosen.length > 1 ? "multi-occurrence" : tier.name,
+      splices,
+      // Line numbers cost a count over the text before the match: only when someone asks.
+      get matches() {
+        return (matches ??= chosen.map(ranges))
+      },
+      reindented,
+      unescaped: tier.name === "escape-normalized" && unescape(newString) !== newString
+    }
+  }
+  return { _tag: "NotFound", tried, nearMiss: misses[0], whitespaceOnly }
+}
+
+/** Applies a plan's splices to the content they were planned on. */
+export const applyPlan = (content: string, p: Plan): string => {
+  let out = ""
+  let from = 0
+  for (const s of p.splices) {
+    out += content.slice(from, s.start) + s.text
+    from = s.end
+  }
+  return out + content.slice(from)
+}
+
+/** plan + apply: the new content, or why not (the benchmark's entry point). */
+export const replace = (content: string, oldString: string, newString: string, replaceAll = false): string | ReplaceError => {
+  const p = plan(content, oldString, newString, replaceAll)
+  return p._tag === "Plan" ? applyPlan(content, p) : p
+}

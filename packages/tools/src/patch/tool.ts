@@ -1,0 +1,135 @@
+/**
+ * apply_patch: the codex patch format (parser.ts), all-or-nothing by default (apply.ts).
+ *
+ * The mode is configuration, not a model parameter: a model must not be able to opt out of
+ * atomicity. Provide `ApplyPatchConfig` (e.g. `Layer.succeed(ApplyPatchConfig, { mode:
+ * "sequential" })`) where the registry is built to get codex's semantics: hunks before a failing
+ * one stay applied, an updated file always ends with a newline, a pure addition goes to the end.
+ */
+import { Context, Effect } from "effect"
+import { z } from "zod"
+import { FileTime, Tool } from "@agent-tools/core"
+import { guard } from "../shared/access.ts"
+import { displayPath, type Services } from "../file/common.ts"
+import { unifiedDiff } from "../file/diff.ts"
+import { describeFsError } from "../file/files.ts"
+import { decode, isBinary } from "../file/text.ts"
+import { type Change, changedSlots, commitSlots, type HunkTargets, planPatch, type Slot } from "./apply.ts"
+import { APPLY_PATCH } from "./description.ts"
+import { type Hunk, parsePatch, PatchParseError } from "./parser.ts"
+
+export interface ApplyPatchConfig {
+  /** `atomic` (default): nothing is written unless every hunk applies. `sequential`: codex semantics. */
+  readonly mode: "atomic" | "sequential"
+}
+
+export const ApplyPatchConfig = Context.Reference<ApplyPatchConfig>("@agent-tools/tools/ApplyPatchConfig", {
+  defaultValue: () => ({ mode: "atomic" })
+})
+
+const parameters = z.object({
+  patchText: z.string().describe("The full patch text that describes all changes to be made")
+})
+
+const fail = (message: string) => Effect.fail(new Tool.ToolError({ tool: "apply_patch", message }))
+
+const letter = { add: "A", update: "M", move: "M", delete: "D" } as const
+
+/** codex's summary order: added, then modified, then deleted. */
+const summary = (changes: ReadonlyArray<Change>): string =>
+  (["add", "update", "delete"] as const)
+    .flatMap((kind) => changes.filter((c) => c.type === kind || (kind === "update" && c.type === "move")))
+    .map((c) => `${letter[c.type]} ${c.shown}`)
+    .join("\n")
+
+const textOf = (s: Slot, bytes: Uint8Array | null): string =>
+  bytes === null ? "" : isBinary(s.real, bytes) ? "(binary content)\n" : decode(bytes).text
+
+export const ApplyPatchTool = Tool.define(
+  "apply_patch",
+  Effect.gen(function*() {
+    const services = yield* Effect.context<Services>()
+    const config = yield* ApplyPatchConfig
+    const semantics = config.mode
+
+    const resolveTargets = Effect.fnUntraced(function*(ctx: Tool.Context, hunks: ReadonlyArray<Hunk>) {
+      const target = Effect.fnUntraced(function*(hunk: Hunk, file: string) {
+        if (file.trim().length === 0) return yield* fail(`Invalid patch hunk on line ${hunk.line}: the file path is empty`)
+        const t = yield* guard(ctx, file, { access: "write", kind: "file", tool: "apply_patch" })
+        return { real: t.resolved.real, shown: yield* displayPath(t.resolved) }
+      })
+      return yield* Effect.forEach(hunks, (hunk) =>
+        Effect.gen(function*() {
+          const path = yield* target(hunk, hunk.path)
+          const move = hunk.type === "update" && hunk.movePath !== undefined ? yield* target(hunk, hunk.movePath) : undefined
+          return { path, move } satisfies HunkTargets
+        }))
+    })
+
+    const execute = Effect.fn("ApplyPatchTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
+      if (args.patchText.trim().length === 0) return yield* fail("patchText is required")
+      const hunks = yield* Effect.try({
+        try: () => parsePatch(args.patchText, "lenient"),
+        catch: (e) =>
+          new Tool.ToolError({
+            tool: "apply_patch",
+            message: `${e instanceof PatchParseError ? e.message : `Cannot parse the patch: ${String(e)}`}\nNo files were changed.`
+          })
+      })
+      if (hunks.length === 0) return yield* fail("No files were modified. The patch is empty: it has no Add, Delete or Update File section.")
+      const targets = yield* resolveTargets(ctx, hunks)
+      const locked = [...new Set(targets.flatMap((t) => [t.path.real, ...(t.move ? [t.move.real] : [])]))].sort()
+      const fileTime = yield* FileTime.FileTime
+
+      const run = Effect.gen(function*() {
+        const planned = yield* planPatch(hunks, targets, semantics).pipe(
+          Effect.mapError((e) => new Tool.ToolError({ tool: "apply_patch", message: `Cannot read a file of the patch: ${describeFsError(e)}` }))
+        )
+        const failure = planned.failure
+        const where = failure === undefined ? "" : `apply_patch failed at hunk ${failure.hunk + 1} (patch line ${failure.line}): ${failure.message}`
+        if (failure !== undefined && (semantics === "atomic" || planned.changes.length === 0)) {
+          return yield* fail(`${where}\nNo files were changed.`)
+        }
+        const changed = changedSlots(planned.slots)
+        const files = changed.map((s) => {
+          const diff = unifiedDiff(s.shown, textOf(s, s.original.kind === "file" ? s.original.bytes : null), textOf(s, s.current))
+          const change = planned.changes.findLast((c) => c.shown === s.shown || c.from === s.shown)
+          return {
+            filePath: s.real,
+            relativePath: s.shown,
+            type: change?.type ?? "update",
+            patch: diff.patch,
+            additions: diff.additions,
+            deletions: diff.deletions,
+            ...(change?.type === "move" ? { movePath: change.shown } : {})
+          }
+        })
+        const diff = files.map((f) => f.patch).join("\n")
+        if (changed.length > 0) {
+          yield* ctx.ask({
+            permission: "edit",
+            patterns: changed.map((s) => s.shown),
+            always: ["*"],
+            metadata: { filepath: changed.map((s) => s.shown).join(", "), diff, files }
+          })
+          yield* commitSlots(changed)
+          for (const s of changed) {
+            if (s.current !== null) yield* fileTime.recordWrite(ctx.sessionID, s.real, s.current).pipe(Effect.ignore)
+          }
+        }
+        const list = summary(planned.changes)
+        if (failure !== undefined) {
+          return yield* fail(`${where}\nThe hunks before it were applied (sequential mode):\n${list}`)
+        }
+        return {
+          title: list.split("\n").join(", "),
+          output: `Success. Updated the following files:\n${list}`,
+          metadata: { diff, files, mode: semantics }
+        }
+      })
+      return yield* locked.reduce<typeof run>((inner, real) => fileTime.withLock(real, inner), run)
+    }, Effect.provideContext(services))
+
+    return { description: APPLY_PATCH, parameters, annotations: { destructive: true }, execute }
+  })
+)

@@ -1,0 +1,182 @@
+/**
+ * The edit tool through the registry on the in-memory file system: read-before-edit by content
+ * hash, byte-exact preservation (CRLF, mixed endings, lone CR, BOM, Latin-1, UTF-16, no final
+ * newline), clear refusals that write nothing, and what the result and the permission ask carry.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, FileSystem } from "effect"
+import { TestClock } from "effect/testing"
+import { ScriptedPermission } from "@agent-tools/testing"
+import { bytes, call, callError, memory, readBytes, readText } from "./harness.ts"
+
+const ws = { root: "/ws" }
+const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join(" ")
+
+const readThenEdit = (file: string, oldString: string, newString: string, replaceAll?: boolean) =>
+  Effect.gen(function*() {
+    yield* call("read", { filePath: file })
+    return yield* call("edit", { filePath: file, oldString, newString, ...(replaceAll === undefined ? {} : { replaceAll }) })
+  })
+
+describe("edit: read before write", () => {
+  it.effect("an unread file is refused and left alone; after a read two edits need no re-read", () =>
+    Effect.gen(function*() {
+      const error = yield* callError("edit", { filePath: "a.txt", oldString: "one", newString: "1" })
+      assert.strictEqual(error, "You must read file /ws/a.txt before overwriting it. Use the read tool first.")
+      yield* call("read", { filePath: "a.txt" })
+      yield* call("edit", { filePath: "a.txt", oldString: "one", newString: "1" })
+      yield* call("edit", { filePath: "/ws/a.txt", oldString: "two", newString: "2" })
+      assert.strictEqual(yield* readText("/ws/a.txt"), "1\n2\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": "one\ntwo\n" }))))
+
+  it.effect("an external change between read and edit is detected; a touch with the same bytes is not", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      yield* call("read", { filePath: "a.txt" })
+      yield* TestClock.adjust("10 seconds")
+      yield* fs.utimes("/ws/a.txt", new Date(), new Date(Date.now() + 60_000))
+      yield* call("edit", { filePath: "a.txt", oldString: "one", newString: "1" })
+      yield* fs.writeFileString("/ws/a.txt", "1\ntwo\nthree\n") // someone else appends a line
+      const error = yield* callError("edit", { filePath: "a.txt", oldString: "two", newString: "2" })
+      assert.include(error, "has been modified since it was last read")
+      assert.strictEqual(yield* readText("/ws/a.txt"), "1\ntwo\nthree\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": "one\ntwo\n" }))))
+})
+
+describe("edit: byte-exact preservation", () => {
+  it.effect("CRLF file, LF oldString and newString: CRLF kept, no bare LF, no doubled blank line", () =>
+    Effect.gen(function*() {
+      yield* readThenEdit("c.txt", "b\nc\n", "B\nC\n")
+      assert.strictEqual(yield* readText("/ws/c.txt"), "a\r\nB\r\nC\r\nd\r\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/c.txt": "a\r\nb\r\nc\r\nd\r\n" }))))
+
+  it.effect("mixed endings: an edit on an LF line leaves the CRLF lines as they were", () =>
+    Effect.gen(function*() {
+      yield* readThenEdit("m.txt", "five", "FIVE\nfive-and-a-half")
+      assert.strictEqual(yield* readText("/ws/m.txt"), "one\r\ntwo\r\nthree\r\nfour\nFIVE\nfive-and-a-half\nsix\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/m.txt": "one\r\ntwo\r\nthree\r\nfour\nfive\nsix\n" }))))
+
+  it.effect("a lone CR and a missing final newline survive", () =>
+    Effect.gen(function*() {
+      yield* readThenEdit("r.txt", "c", "C")
+      assert.strictEqual(yield* readText("/ws/r.txt"), "a\rb\nC")
+    }).pipe(Effect.provide(memory(ws, { "/ws/r.txt": "a\rb\nc" }))))
+
+  it.effect("UTF-8 BOM kept, never matched as text (C27)", () =>
+    Effect.gen(function*() {
+      yield* readThenEdit("bom.txt", "hello", "hello2")
+      assert.strictEqual(hex(yield* readBytes("/ws/bom.txt")), hex(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes("hello2\n")])))
+    }).pipe(Effect.provide(memory(ws, { "/ws/bom.txt": new Uint8Array([0xef, 0xbb, 0xbf, ...bytes("hello\n")]) }))))
+
+  const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a, ...bytes("x = 1\n")]) // "café\nx = 1\n" in ISO-8859-1
+
+  it.effect("Latin-1 stays Latin-1 byte for byte (C28)", () =>
+    Effect.gen(function*() {
+      const read = yield* call("read", { filePath: "l.txt" })
+      assert.include(read.output, "1: café")
+      yield* call("edit", { filePath: "l.txt", oldString: "x = 1", newString: "x = 2" })
+      yield* call("edit", { filePath: "l.txt", oldString: "café", newString: "thé" })
+      assert.strictEqual(hex(yield* readBytes("/ws/l.txt")), hex(new Uint8Array([0x74, 0x68, 0xe9, 0x0a, ...bytes("x = 2\n")])))
+    }).pipe(Effect.provide(memory(ws, { "/ws/l.txt": latin1 }))))
+
+  it.effect("a character Latin-1 cannot hold is refused, nothing written, never U+FFFD", () =>
+    Effect.gen(function*() {
+      yield* call("read", { filePath: "l.txt" })
+      const error = yield* callError("edit", { filePath: "l.txt", oldString: "x = 1", newString: "x = 1 ✅" })
+      assert.include(error, "ISO-8859-1")
+      assert.include(error, "✅")
+      assert.strictEqual(hex(yield* readBytes("/ws/l.txt")), hex(latin1))
+    }).pipe(Effect.provide(memory(ws, { "/ws/l.txt": latin1 }))))
+
+  it.effect("UTF-16LE with BOM round-trips", () =>
+    Effect.gen(function*() {
+      const encode16 = (s: string) => new Uint8Array([0xff, 0xfe, ...Array.from(s).flatMap((c) => [c.charCodeAt(0), 0])])
+      yield* readThenEdit("w.txt", "two", "deux")
+      assert.strictEqual(hex(yield* readBytes("/ws/w.txt")), hex(encode16("one\r\ndeux\r\n")))
+    }).pipe(Effect.provide(memory(ws, { "/ws/w.txt": new Uint8Array([0xff, 0xfe, ...Array.from("one\r\ntwo\r\n").flatMap((c) => [c.charCodeAt(0), 0])]) }))))
+})
+
+describe("edit: errors write nothing", () => {
+  it.effect("ambiguity names the lines; not found names the closest line and the strategies tried", () =>
+    Effect.gen(function*() {
+      yield* call("read", { filePath: "a.ts" })
+      const ambiguous = yield* callError("edit", { filePath: "a.ts", oldString: "return x", newString: "return y" })
+      assert.strictEqual(
+        ambiguous,
+        "Found 2 matches for oldString in a.ts (exact match) at lines 2, 5. Include more surrounding lines in oldString to " +
+          "pick one, or set replaceAll to true to change every occurrence."
+      )
+      const missing = yield* callError("edit", { filePath: "a.ts", oldString: "function gamma() {", newString: "x" })
+      assert.include(missing, "Could not find oldString in a.ts. Tried exact, indentation-flexible, line-trimmed")
+      assert.include(missing, "The closest line in the file is line 4")
+      assert.strictEqual(yield* readText("/ws/a.ts"), "function alpha() {\n  return x\n}\nfunction beta() {\n  return x\n}\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.ts": "function alpha() {\n  return x\n}\nfunction beta() {\n  return x\n}\n" }))))
+
+  it.effect("identical strings, empty oldString on an existing file, a directory, a missing file", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* callError("edit", { filePath: "a.txt", oldString: "x", newString: "x" }),
+        "No changes to apply: oldString and newString are identical."
+      )
+      yield* call("read", { filePath: "a.txt" })
+      assert.include(yield* callError("edit", { filePath: "a.txt", oldString: "", newString: "y" }), "oldString cannot be empty")
+      assert.strictEqual(yield* callError("edit", { filePath: "dir", oldString: "a", newString: "b" }), "Path is a directory, not a file: dir")
+      assert.strictEqual(
+        yield* callError("edit", { filePath: "A.txt.bak", oldString: "a", newString: "b" }),
+        "File not found: A.txt.bak\n\nDid you mean one of these?\n/ws/a.txt"
+      )
+      assert.strictEqual(yield* readText("/ws/a.txt"), "x\n")
+    }).pipe(Effect.provide(memory(ws, { files: { "/ws/a.txt": "x\n" }, directories: ["/ws/dir"] }))))
+
+  it.effect("a binary file and a file over the 10 MB edit limit are refused", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* callError("edit", { filePath: "b.bin", oldString: "a", newString: "b" }),
+        "b.bin is a binary file; the edit tool only changes text files."
+      )
+      assert.include(
+        yield* callError("edit", { filePath: "big.txt", oldString: "a", newString: "b" }),
+        "File big.txt is too large to edit (10485761 bytes; the limit is 10 MB)"
+      )
+    }).pipe(Effect.provide(memory(ws, {
+      "/ws/b.bin": new Uint8Array([1, 2, 0, 3]),
+      "/ws/big.txt": "a".repeat(10 * 1024 * 1024 + 1)
+    }))))
+
+  it.effect("an empty oldString on a missing path creates the file and its directories", () =>
+    Effect.gen(function*() {
+      const result = yield* call("edit", { filePath: "new/dir/f.txt", oldString: "", newString: "hello\n" })
+      assert.strictEqual(result.output, "Created new/dir/f.txt.")
+      assert.strictEqual(yield* readText("/ws/new/dir/f.txt"), "hello\n")
+    }).pipe(Effect.provide(memory(ws, { directories: ["/ws"] }))))
+})
+
+describe("edit: result and permission", () => {
+  it.effect("names the strategy and matched lines; the edit ask carries the diff", () =>
+    Effect.gen(function*() {
+      yield* call("read", { filePath: "src/deep.ts" })
+      const result = yield* call("edit", { filePath: "src/deep.ts", oldString: "if (a) {\n  go()\n}", newString: "if (a) {\n  go(1)\n}" })
+      assert.strictEqual(
+        result.output,
+        "Edit applied successfully. (indentation-flexible match at lines 3-5; added lines re-indented to the file's indentation)"
+      )
+      assert.strictEqual(result.metadata.strategy, "indentation-flexible")
+      assert.strictEqual(result.metadata.matchedLines, "3-5")
+      const ask = (yield* ScriptedPermission.asked).find((a) => a.request.permission === "edit")
+      assert.deepStrictEqual(ask!.request.patterns, ["src/deep.ts"])
+      const diff = String(ask!.request.metadata!.diff)
+      assert.include(diff, "@@ -1,7 +1,7 @@\n class A {\n   m() {\n     if (a) {\n-      go()\n+      go(1)\n")
+      assert.strictEqual(yield* readText("/ws/src/deep.ts"), "class A {\n  m() {\n    if (a) {\n      go(1)\n    }\n  }\n}\n")
+    }).pipe(Effect.provide(memory(
+      { ...ws, permission: ScriptedPermission.layer(() => "once") },
+      { "/ws/src/deep.ts": "class A {\n  m() {\n    if (a) {\n      go()\n    }\n  }\n}\n" }
+    ))))
+
+  it.effect("a rejected ask writes nothing", () =>
+    Effect.gen(function*() {
+      yield* call("read", { filePath: "a.txt" })
+      const error = yield* callError("edit", { filePath: "a.txt", oldString: "x", newString: "y" })
+      assert.include(error, "rejected")
+      assert.strictEqual(yield* readText("/ws/a.txt"), "x\n")
+    }).pipe(Effect.provide(memory({ ...ws, permission: ScriptedPermission.layer((r) => (r.permission === "edit" ? "reject" : "once")) }, { "/ws/a.txt": "x\n" }))))
+})

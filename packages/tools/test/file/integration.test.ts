@@ -1,0 +1,111 @@
+/**
+ * The file tools on a real disk (temp directories): 200 concurrent edits with no lost update,
+ * symlink escapes refused for every tool, atomic replacement keeping mode, hard links and
+ * symlinks, and no temp file left behind.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, FileSystem, Layer } from "effect"
+import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import { allowAll, call, callError, node } from "./harness.ts"
+
+const Platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
+
+/** A fresh workspace `ws` and a sibling `out` directory, as real paths. */
+const dirs = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const base = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-tools-files-" }))
+  yield* fs.makeDirectory(`${base}/ws`)
+  yield* fs.makeDirectory(`${base}/out`)
+  return { ws: `${base}/ws`, out: `${base}/out` }
+})
+
+describe("concurrency", () => {
+  it.effect("200 concurrent edits to one file through the registry: every one applied", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { ws } = yield* dirs
+      const ids = Array.from({ length: 200 }, (_, i) => String(i).padStart(3, "0"))
+      yield* fs.writeFileString(`${ws}/c.txt`, ids.map((id) => `line ${id}`).join("\n") + "\n")
+      yield* Effect.gen(function*() {
+        yield* call("read", { filePath: "c.txt" })
+        yield* Effect.forEach(ids, (id) => call("edit", { filePath: "c.txt", oldString: `line ${id}`, newString: `LINE ${id}!` }), {
+          concurrency: "unbounded",
+          discard: true
+        })
+      }).pipe(Effect.provide(node({ root: ws })))
+      assert.strictEqual(yield* fs.readFileString(`${ws}/c.txt`), ids.map((id) => `LINE ${id}!`).join("\n") + "\n")
+      assert.deepStrictEqual(yield* fs.readDirectory(ws), ["c.txt"]) // no temp left behind
+    }).pipe(Effect.provide(Platform)), { timeout: 60_000 })
+})
+
+describe("symlink escapes (C32)", () => {
+  const denyOutside = [...allowAll, { permission: "external_directory", pattern: "*", action: "deny" as const }]
+
+  it.effect("every file tool refuses a path that leaves the workspace through a symlink, and writes nothing", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { ws, out } = yield* dirs
+      yield* fs.writeFileString(`${out}/secret.txt`, "secret\n")
+      yield* fs.symlink(out, `${ws}/outbox`)
+      yield* fs.symlink(`${out}/secret.txt`, `${ws}/secret-link.txt`)
+      yield* fs.writeFileString(`${ws}/ok.txt`, "ok\n")
+      yield* Effect.gen(function*() {
+        for (const [tool, args] of [
+          ["read", { filePath: "outbox/secret.txt" }],
+          ["read", { filePath: "secret-link.txt" }],
+          ["write", { filePath: "outbox/new.txt", content: "x" }],
+          ["edit", { filePath: "secret-link.txt", oldString: "secret", newString: "leaked" }],
+          ["edit", { filePath: "outbox/created.txt", oldString: "", newString: "x" }],
+          ["multiedit", { filePath: "sub/../../out/secret.txt", edits: [{ oldString: "secret", newString: "x" }] }],
+          ["apply_patch", { patchText: "*** Begin Patch\n*** Add File: ok2.txt\n+fine\n*** Add File: outbox/p.txt\n+x\n*** End Patch" }],
+          ["apply_patch", { patchText: "*** Begin Patch\n*** Update File: ok.txt\n*** Move to: outbox/moved.txt\n@@\n-ok\n+ok!\n*** End Patch" }]
+        ] as const) {
+          const error = yield* callError(tool, args)
+          assert.include(error, "external_directory", `${tool} ${JSON.stringify(args)}`)
+        }
+      }).pipe(Effect.provide(node({ root: ws, rules: denyOutside })))
+      assert.deepStrictEqual((yield* fs.readDirectory(out)).sort(), ["secret.txt"])
+      assert.strictEqual(yield* fs.readFileString(`${out}/secret.txt`), "secret\n")
+      assert.deepStrictEqual((yield* fs.readDirectory(ws)).sort(), ["ok.txt", "outbox", "secret-link.txt"])
+      assert.strictEqual(yield* fs.readFileString(`${ws}/ok.txt`), "ok\n")
+    }).pipe(Effect.provide(Platform)))
+
+  it.effect("a symlink inside to a file inside is edited through: the target changes, the link stays a link", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { ws } = yield* dirs
+      yield* fs.makeDirectory(`${ws}/real`)
+      yield* fs.writeFileString(`${ws}/real/a.txt`, "one\n")
+      yield* fs.symlink(`${ws}/real/a.txt`, `${ws}/alias.txt`)
+      yield* Effect.gen(function*() {
+        yield* call("read", { filePath: "alias.txt" })
+        yield* call("edit", { filePath: "alias.txt", oldString: "one", newString: "two" })
+        yield* call("edit", { filePath: "real/a.txt", oldString: "two", newString: "three" }) // same file, same stamp
+      }).pipe(Effect.provide(node({ root: ws, rules: [...allowAll, { permission: "external_directory", pattern: "*", action: "deny" }] })))
+      assert.strictEqual(yield* fs.readFileString(`${ws}/real/a.txt`), "three\n")
+      assert.strictEqual((yield* fs.lstat(`${ws}/alias.txt`)).type, "SymbolicLink")
+    }).pipe(Effect.provide(Platform)))
+})
+
+describe("atomic replacement", () => {
+  it.effect("keeps the mode and hard links, leaves no temp file", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { ws } = yield* dirs
+      yield* fs.writeFileString(`${ws}/run.sh`, "echo one\n")
+      yield* fs.chmod(`${ws}/run.sh`, 0o750)
+      yield* fs.writeFileString(`${ws}/a.txt`, "shared\n")
+      yield* fs.link(`${ws}/a.txt`, `${ws}/b.txt`)
+      yield* Effect.gen(function*() {
+        yield* call("read", { filePath: "run.sh" })
+        yield* call("edit", { filePath: "run.sh", oldString: "one", newString: "two" })
+        yield* call("read", { filePath: "a.txt" })
+        yield* call("write", { filePath: "a.txt", content: "changed\n" })
+        yield* call("apply_patch", { patchText: "*** Begin Patch\n*** Update File: run.sh\n@@\n-echo two\n+echo three\n*** End Patch" })
+      }).pipe(Effect.provide(node({ root: ws })))
+      assert.strictEqual((yield* fs.stat(`${ws}/run.sh`)).mode & 0o777, 0o750)
+      assert.strictEqual(yield* fs.readFileString(`${ws}/run.sh`), "echo three\n")
+      assert.strictEqual(yield* fs.readFileString(`${ws}/b.txt`), "changed\n")
+      assert.deepStrictEqual((yield* fs.readDirectory(ws)).sort(), ["a.txt", "b.txt", "run.sh"])
+    }).pipe(Effect.provide(Platform)))
+})

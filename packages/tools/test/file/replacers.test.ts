@@ -1,0 +1,242 @@
+/**
+ * The edit cascade on its own (pure): each strategy, ambiguity (fuzzy included), the merge that
+ * keeps unchanged lines byte-exact, and the refusals of field failures B11–B19.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Replacers } from "@agent-tools/tools"
+
+const plan = (content: string, oldString: string, newString: string, replaceAll = false) =>
+  Replacers.plan(content, oldString, newString, replaceAll)
+
+const applied = (content: string, oldString: string, newString: string, replaceAll = false) => {
+  const p = plan(content, oldString, newString, replaceAll)
+  if (p._tag !== "Plan") assert.fail(`expected a plan, got ${JSON.stringify(p)}`)
+  return { text: Replacers.applyPlan(content, p), plan: p }
+}
+
+const rejected = (content: string, oldString: string, newString: string, replaceAll = false) => {
+  const p = plan(content, oldString, newString, replaceAll)
+  if (p._tag === "Plan") assert.fail(`expected an error, got ${JSON.stringify(p)}`)
+  return p
+}
+
+describe("exact", () => {
+  it("replaces a unique occurrence and reports the lines", () => {
+    const { text, plan: p } = applied("a\nb\nc\n", "b", "B")
+    assert.strictEqual(text, "a\nB\nc\n")
+    assert.strictEqual(p.strategy, "exact")
+    assert.deepStrictEqual(p.matches, [{ startLine: 2, endLine: 2 }])
+  })
+
+  it("counts overlapping occurrences: foo\\nfoo\\n twice in foo\\nfoo\\nfoo\\n (B13.1)", () => {
+    const e = rejected("foo\nfoo\nfoo\n", "foo\nfoo\n", "bar\n")
+    assert.deepStrictEqual(e, {
+      _tag: "Ambiguous",
+      strategy: "exact",
+      matches: [{ startLine: 1, endLine: 2 }, { startLine: 2, endLine: 3 }],
+      similarOnly: false
+    })
+  })
+
+  it("replaceAll replaces every non-overlapping copy and reports multi-occurrence (B13.3)", () => {
+    const { text, plan: p } = applied("x = a + a\ny = a\n", "a", "b", true)
+    assert.strictEqual(text, "x = b + b\ny = b\n")
+    assert.strictEqual(p.strategy, "multi-occurrence")
+    assert.strictEqual(p.matches.length, 3)
+  })
+
+  it("writes newString verbatim: no blind unescape of \\\\n (B18)", () => {
+    const { text } = applied('print("a")\n', 'print("a")', 'printf("x\\\\n")')
+    assert.strictEqual(text, 'printf("x\\\\n")\n')
+  })
+})
+
+describe("refusals (B15, B16)", () => {
+  it("identical strings", () => assert.deepStrictEqual(rejected("a", "a", "a"), { _tag: "Identical" }))
+  it("empty oldString", () => assert.deepStrictEqual(rejected("a", "", "b"), { _tag: "EmptyOldString" }))
+  it("whitespace-only oldString is matched exactly or not at all", () => {
+    const e = rejected("a\tb\nc\td\n", " ", "X")
+    assert.strictEqual(e._tag, "NotFound")
+    if (e._tag === "NotFound") {
+      assert.isTrue(e.whitespaceOnly)
+      assert.deepStrictEqual(e.tried, ["exact"])
+    }
+    assert.strictEqual(rejected("a\n\nb\n", "\n\n\n", "X")._tag, "NotFound")
+  })
+  it("a fuzzy match whose result equals the file is 'no change'", () => {
+    assert.deepStrictEqual(rejected("  foo()\n", "foo() ", "foo()"), { _tag: "NoChange", strategy: "line-trimmed" })
+  })
+})
+
+describe("indentation", () => {
+  const file = "class A {\n    method() {\n        if (x) {\n            run()\n        }\n    }\n}\n"
+
+  it("a block quoted without its indentation matches and newString is re-indented", () => {
+    const { text, plan: p } = applied(file, "if (x) {\n    run()\n}", "if (x) {\n    run()\n    log()\n}")
+    assert.strictEqual(p.strategy, "indentation-flexible")
+    assert.isTrue(p.reindented)
+    assert.deepStrictEqual(p.matches, [{ startLine: 3, endLine: 5 }])
+    assert.strictEqual(text, file.replace("            run()\n", "            run()\n            log()\n"))
+  })
+
+  it("tabs in the file, spaces in the edit: the result uses tabs (B19)", () => {
+    const go = "func main() {\n\tif ok {\n\t\tdo()\n\t}\n}\n"
+    const { text } = applied(go, "    if ok {\n        do()\n    }", "    if ok {\n        do()\n        more()\n    }")
+    assert.strictEqual(text, "func main() {\n\tif ok {\n\t\tdo()\n\t\tmore()\n\t}\n}\n")
+  })
+
+  it("B11: four spaces where the file has a tab", () => {
+    const { text, plan: p } = applied("alpha\n\tbeta_line\ngamma\n", "    beta_line", "    beta_line2")
+    assert.strictEqual(text, "alpha\n\tbeta_line2\ngamma\n")
+    assert.notStrictEqual(p.strategy, "exact")
+  })
+
+  it("trailing spaces in the file: line-trimmed, and the untouched line keeps its spaces", () => {
+    const { text, plan: p } = applied("a = 1   \nb = 2\t\nc = 3\n", "a = 1\nb = 2", "a = 1\nb = 20")
+    assert.strictEqual(p.strategy, "line-trimmed")
+    assert.strictEqual(text, "a = 1   \nb = 20\nc = 3\n")
+  })
+
+  it("two differently indented copies: ambiguity, not the first one (opencode §W6)", () => {
+    const e = rejected("  x()\n  y()\n\n      x()\n      y()\n", "    x()\n    y()", "z()")
+    assert.deepStrictEqual(e._tag === "Ambiguous" ? e.matches : e, [{ startLine: 1, endLine: 2 }, { startLine: 4, endLine: 5 }])
+  })
+
+  it("a quote equal to a block in another scope is ambiguous with the block at the quoted indentation (B12.3)", () => {
+    const file = "\tstart()\n\tbody(1)\n\tend()\n\t\t\t\tstart()\n\t\t\t\tbody(2)\n\t\t\t\tend()\n"
+    const e = rejected(file, "\t\t\t\tstart()\n\t\t\t\tbody(1)\n\t\t\t\tend()", "\t\t\t\tstart()\n\t\t\t\tbody(3)\n\t\t\t\tend()")
+    assert.strictEqual(e._tag, "Ambiguous")
+    if (e._tag === "Ambiguous") assert.deepStrictEqual(e.matches, [{ startLine: 1, endLine: 3 }, { startLine: 4, endLine: 6 }])
+  })
+})
+
+describe("whitespace-normalized", () => {
+  it("collapsed internal whitespace", () => {
+    const { text, plan: p } = applied("const  x =   1\n", "const x = 1", "const x = 2")
+    assert.strictEqual(p.strategy, "whitespace-normalized")
+    assert.strictEqual(text, "const x = 2\n")
+  })
+
+  it("two lines equal up to whitespace are ambiguous (B13.2)", () => {
+    const e = rejected("alpha   beta\nalpha\tbeta\n", "alpha beta", "x")
+    assert.deepStrictEqual(e, {
+      _tag: "Ambiguous",
+      strategy: "whitespace-normalized",
+      matches: [{ startLine: 1, endLine: 1 }, { startLine: 2, endLine: 2 }],
+      similarOnly: false
+    })
+  })
+
+  it("inside a line, token by token", () => {
+    const { text } = applied("call(a,  b) + other\n", "call(a, b)", "call(b, a)")
+    assert.strictEqual(text, "call(b, a) + other\n")
+  })
+})
+
+describe("escape-normalized and trimmed-boundary", () => {
+  it("literal \\n in oldString matches a real newline; newString is unescaped the same way (B18)", () => {
+    const { text, plan: p } = applied("a\nb\n", "a\\nb", "c\\nd")
+    assert.strictEqual(p.strategy, "escape-normalized")
+    assert.isTrue(p.unescaped)
+    assert.strictEqual(text, "c\nd\n")
+  })
+
+  it("stray blank lines around an exact quote", () => {
+    const { text, plan: p } = applied("x\n  foo()\n  bar()\ny\n", "\n\n  foo()\n  bar()\n\n", "\n\n  foo2()\n  bar()\n\n")
+    assert.strictEqual(p.strategy, "trimmed-boundary")
+    assert.strictEqual(text, "x\n  foo2()\n  bar()\ny\n")
+  })
+})
+
+describe("block-anchor and context-aware", () => {
+  const go = "func a() {\n\tx := 1\n\ty := 2\n\tz := 3\n}\n"
+
+  it("B12.1: a middle line the file does not have (y := 99) is refused, naming the line", () => {
+    const e = rejected(go, "func a() {\n\tx := 1\n\ty := 99\n\tz := 3\n}", "func a() {\n\tx := 10\n\ty := 99\n\tz := 3\n}")
+    assert.strictEqual(e._tag, "NotFound")
+    if (e._tag === "NotFound") {
+      assert.strictEqual(e.nearMiss?.line, 2)
+      assert.strictEqual(e.nearMiss?.fileText, "\ty := 2")
+    }
+  })
+
+  const ts = [
+    "function load(config) {",
+    "  const timeout = config.timeoutMs ?? 3000",
+    "  const retries = config.retries ?? 5",
+    "  return fetchWithRetry(config.url, { timeout, retries })",
+    "}",
+    ""
+  ].join("\n")
+
+  it("a typo in a middle line still locates the block; the file's line is kept where the edit does not change it", () => {
+    const old = ts.replace("config.retries ?? 5", "config.retrys ?? 5").trimEnd()
+    const next = old.replace("return fetchWithRetry", "return await fetchWithRetry")
+    const { text, plan: p } = applied(ts, old, next)
+    assert.strictEqual(p.strategy, "block-anchor")
+    assert.strictEqual(text, ts.replace("return fetchWithRetry", "return await fetchWithRetry"))
+    assert.include(text, "config.retries ?? 5") // not the model's "retrys"
+  })
+
+  it("changing the misremembered line itself is a conflict", () => {
+    const old = ts.replace("config.retries ?? 5", "config.retrys ?? 5").trimEnd()
+    const e = rejected(ts, old, old.replace("config.retrys ?? 5", "config.retrys ?? 7"))
+    assert.deepStrictEqual(e._tag === "Conflict" ? [e.line, e.fileText] : e, [3, "  const retries = config.retries ?? 5"])
+  })
+
+  it("missing blank lines in the quote: matched, and the file's blank lines stay", () => {
+    const file = "start()\n\nmiddle()\n\nfinish()\n"
+    const { text, plan: p } = applied(file, "start()\nmiddle()\nfinish()", "start()\nmiddle(1)\nfinish()")
+    assert.strictEqual(p.strategy, "block-anchor")
+    assert.strictEqual(text, "start()\n\nmiddle(1)\n\nfinish()\n")
+  })
+
+  it("context-aware: the first line drifted a little, the middle is exact", () => {
+    const file = "// load the user config\nconst a = 1\nconst b = 2\nconst c = 3\nexport { a, b, c }\n"
+    const { text, plan: p } = applied(
+      file,
+      "// load the user's config\nconst a = 1\nconst b = 2\nconst c = 3\nexport { a, b, c }",
+      "// load the user's config\nconst a = 1\nconst b = 20\nconst c = 3\nexport { a, b, c }"
+    )
+    assert.strictEqual(p.strategy, "context-aware")
+    assert.strictEqual(text, file.replace("const b = 2", "const b = 20"))
+  })
+
+  it("two similar blocks are ambiguous, and replaceAll does not apply to similarity matches", () => {
+    const file = "if (a) {\n  run(1)\n}\nif (a) {\n  run(2)\n}\n"
+    const e = rejected(file, "if (a) {\n  run(9)\n}", "if (a) {\n  run(0)\n}")
+    assert.strictEqual(e._tag, "NotFound") // run(9) vs run(1)/run(2): 0.83 < 0.85 on each
+    const f = "if (a) {\n  compute(alpha, beta)\n}\nif (a) {\n  compute(alpha, betb)\n}\n"
+    const amb = rejected(f, "if (a) {\n  compute(alpha, betc)\n}", "x", true)
+    assert.deepStrictEqual(amb._tag === "Ambiguous" ? [amb.strategy, amb.similarOnly] : amb, ["block-anchor", true])
+  })
+})
+
+describe("values and read-output prefixes", () => {
+  it("a line whose number differs is never 'similar', however long (a value, not a typo)", () => {
+    const file = "const options = {\n  retries: 3,\n  timeoutMilliseconds: 3000,\n  verbose: false,\n}\n"
+    const e = rejected(file, file.replace("3000", "5000").trimEnd(), file.replace("3000", "5000").replace("false", "true").trimEnd())
+    assert.strictEqual(e._tag === "NotFound" ? e.nearMiss?.fileText : e._tag, "  timeoutMilliseconds: 3000,")
+  })
+
+  it("the read tool's `N: ` prefixes are removed when nothing matches as written (B17)", () => {
+    const file = "a\n  b\nc\n"
+    const { text, plan: p } = applied(file, "2:   b\n3: c", "2:   B\n3: c")
+    assert.strictEqual(text, "a\n  B\nc\n")
+    assert.isTrue(p.lineNumbersStripped)
+    // A file whose lines really start with digits and a colon is matched as written first.
+    assert.strictEqual(applied("12: x\n", "12: x", "12: y").text, "12: y\n")
+    assert.isUndefined(Replacers.stripReadPrefixes("2: a\n4: b")) // not in sequence
+  })
+})
+
+describe("newlines of line matches", () => {
+  it("oldString and newString ending with a newline replace whole lines, no doubled blank line", () => {
+    const { text } = applied("a\n  b\nc\n", "b\n", "B\n")
+    assert.strictEqual(text, "a\n  B\nc\n")
+  })
+  it("an empty newString deletes the matched lines", () => {
+    const { text } = applied("a\n  b\n  c\nd\n", "b\nc\n", "")
+    assert.strictEqual(text, "a\nd\n")
+  })
+})

@@ -1,0 +1,70 @@
+/** Encodings, line endings, sniffing and diffs on their own. */
+import { assert, describe, it } from "@effect/vitest"
+import { trimDiff, unifiedDiff } from "../../src/file/diff.ts"
+import { decode, encode, isBinary, lfView, localEol, sniffMedia, toOriginal } from "../../src/file/text.ts"
+
+const roundTrip = (bytes: Uint8Array) => {
+  const d = decode(bytes)
+  const back = encode(d.text, d.encoding, d.bom)
+  assert.instanceOf(back, Uint8Array)
+  assert.deepStrictEqual(Array.from(back as Uint8Array), Array.from(bytes))
+  return d
+}
+
+describe("encodings", () => {
+  it("every byte value round-trips through Latin-1; valid UTF-8 with and without BOM too", () => {
+    assert.strictEqual(roundTrip(Uint8Array.from({ length: 256 }, (_, i) => i)).encoding, "latin1")
+    assert.deepStrictEqual(roundTrip(new TextEncoder().encode("naïve café ✅\n")), { text: "naïve café ✅\n", encoding: "utf-8", bom: false })
+    assert.strictEqual(roundTrip(new Uint8Array([0xef, 0xbb, 0xbf, 0x61])).bom, true)
+    assert.strictEqual(roundTrip(new Uint8Array([0xfe, 0xff, 0, 0x61, 0, 0x0a])).encoding, "utf-16be")
+    // A truncated UTF-8 sequence is not valid UTF-8: Latin-1, never U+FFFD.
+    assert.notInclude(roundTrip(new Uint8Array([0x61, 0xe2, 0x9c])).text, "\uFFFD")
+  })
+
+  it("Latin-1 refuses what it cannot hold, naming the character and line", () => {
+    assert.deepStrictEqual(encode("a\nb€", "latin1", false), { _tag: "Unencodable", char: "€", line: 2 })
+  })
+})
+
+describe("line endings", () => {
+  it("maps offsets of the LF view back to the original", () => {
+    const text = "a\r\nb\nc\r\nd"
+    const view = lfView(text)
+    assert.strictEqual(view.text, "a\nb\nc\nd")
+    for (const [lf, original] of [[0, 0], [1, 1], [2, 3], [4, 5], [5, 6], [6, 8], [7, 9]] as const) {
+      assert.strictEqual(toOriginal(view, lf), original, `offset ${lf}`)
+    }
+    assert.strictEqual(localEol(text, 0), "\r\n")
+    assert.strictEqual(localEol(text, 3), "\n")
+    assert.strictEqual(localEol(text, 9), "\r\n") // last line: the previous line's ending
+  })
+})
+
+describe("sniffing", () => {
+  it("binary by NUL, control ratio or extension; UTF-16 text is not binary", () => {
+    assert.isTrue(isBinary("a.txt", new Uint8Array([0x61, 0])))
+    assert.isTrue(isBinary("a.txt", new Uint8Array([1, 2, 0x61])))
+    assert.isFalse(isBinary("a.txt", new TextEncoder().encode("plain\ttext\r\n")))
+    assert.isTrue(isBinary("lib.wasm", new TextEncoder().encode("text")))
+    assert.isFalse(isBinary("a.txt", new Uint8Array([0xff, 0xfe, 0x61, 0])))
+    assert.isFalse(isBinary("empty.txt", new Uint8Array()))
+  })
+  it("media by magic bytes only", () => {
+    assert.strictEqual(sniffMedia(new Uint8Array([0xff, 0xd8, 0xff, 0xe0])), "image/jpeg")
+    assert.strictEqual(sniffMedia(new TextEncoder().encode("GIF89a")), "image/gif")
+    assert.strictEqual(sniffMedia(new TextEncoder().encode("not an image")), undefined)
+  })
+})
+
+describe("diffs", () => {
+  it("trims the indentation every content line shares", () => {
+    assert.strictEqual(trimDiff("--- a\n+++ a\n@@ -1,2 +1,2 @@\n     x\n-    y\n+    z"), "--- a\n+++ a\n@@ -1,2 +1,2 @@\n x\n-y\n+z")
+  })
+  it("diffs only the changed window, with correct line numbers and counts", () => {
+    const before = Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join("\n") + "\n"
+    const d = unifiedDiff("big.txt", before, before.replace("line 15000\n", "line 15000 changed\nadded\n"))
+    assert.include(d.patch, "@@ -14998,7 +14998,8 @@")
+    assert.strictEqual(d.additions, 2)
+    assert.strictEqual(d.deletions, 1)
+  })
+})

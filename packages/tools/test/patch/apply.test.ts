@@ -1,0 +1,182 @@
+/**
+ * apply_patch beyond the codex corpus: all-or-nothing with rollback (B21), context placement and
+ * diagnostics (B22), final newlines (B23), byte-exact line endings and encodings, syntax errors
+ * with line numbers, the permission ask, and the pure update function.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, FileSystem, Layer, Path } from "effect"
+import * as PlatformError from "effect/PlatformError"
+import { MemoryFileSystem, ScriptedPermission } from "@agent-tools/testing"
+import { Patch } from "@agent-tools/tools"
+import { call, callError, memory, readText, registry } from "../file/harness.ts"
+
+const ws = { root: "/ws" }
+const patch = (...lines: ReadonlyArray<string>) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
+
+const exists = (file: string) => FileSystem.FileSystem.use((fs) => fs.exists(file))
+
+describe("apply_patch: all or nothing (B21)", () => {
+  it.effect("a failing third hunk leaves the added, deleted and updated files as they were", () =>
+    Effect.gen(function*() {
+      const error = yield* callError("apply_patch", {
+        patchText: patch("*** Add File: new.txt", "+new", "*** Delete File: a.txt", "*** Update File: b.txt", "@@", "-nope", "+x")
+      })
+      assert.isTrue(error.startsWith("apply_patch failed at hunk 3 (patch line 5): Failed to find expected lines in b.txt:\nnope"), error)
+      assert.include(error, "No files were changed.")
+      assert.isFalse(yield* exists("/ws/new.txt"))
+      assert.strictEqual(yield* readText("/ws/a.txt"), "a\n")
+      assert.strictEqual(yield* readText("/ws/b.txt"), "b\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": "a\n", "/ws/b.txt": "b\n" }))))
+
+  // A FileSystem whose rename onto /ws/c.txt fails: the commit must undo the files before it.
+  const failingRename = Layer.effect(
+    FileSystem.FileSystem,
+    Effect.map(MemoryFileSystem.make({ "/ws/a.txt": "a\n", "/ws/b.txt": "b\n", "/ws/c.txt": "c\n" }), (fs) =>
+      FileSystem.make({
+        ...fs,
+        rename: (from, to) =>
+          to === "/ws/c.txt"
+            ? Effect.fail(PlatformError.systemError({ _tag: "PermissionDenied", module: "FileSystem", method: "rename", pathOrDescriptor: to }))
+            : fs.rename(from, to)
+      }))
+  )
+
+  it.effect("a write failure during the commit restores every file already replaced, and removes created ones", () =>
+    Effect.gen(function*() {
+      const error = yield* callError("apply_patch", {
+        patchText: patch(
+          "*** Update File: a.txt", "@@", "-a", "+A",
+          "*** Add File: sub/new.txt", "+new",
+          "*** Delete File: b.txt",
+          "*** Update File: c.txt", "@@", "-c", "+C"
+        )
+      })
+      assert.strictEqual(error, "Failed to write c.txt: permission denied. No files were changed (everything written so far was restored).")
+      assert.strictEqual(yield* readText("/ws/a.txt"), "a\n")
+      assert.strictEqual(yield* readText("/ws/b.txt"), "b\n")
+      assert.strictEqual(yield* readText("/ws/c.txt"), "c\n")
+      assert.isFalse(yield* exists("/ws/sub"))
+      const fs = yield* FileSystem.FileSystem
+      assert.deepStrictEqual((yield* fs.readDirectory("/ws")).sort(), ["a.txt", "b.txt", "c.txt"])
+    }).pipe(Effect.provide(registry(ws, Layer.mergeAll(failingRename, Path.layer)))))
+
+  it.effect("sequential mode keeps the hunks before the failing one and says so", () =>
+    Effect.gen(function*() {
+      const error = yield* callError("apply_patch", {
+        patchText: patch("*** Add File: created.txt", "+hello", "*** Update File: missing.txt", "@@", "-old", "+new")
+      })
+      assert.strictEqual(
+        error,
+        "apply_patch failed at hunk 2 (patch line 4): Failed to read file to update missing.txt: No such file or directory\n" +
+          "The hunks before it were applied (sequential mode):\nA created.txt"
+      )
+      assert.strictEqual(yield* readText("/ws/created.txt"), "hello\n")
+    }).pipe(Effect.provide(memory({ ...ws, mode: "sequential" }, { directories: ["/ws"] }))))
+})
+
+describe("apply_patch: placement and diagnostics (B22, B23)", () => {
+  it.effect("a pure addition under @@ context goes right after that line (atomic), to the end in sequential mode", () =>
+    Effect.gen(function*() {
+      const text = patch("*** Update File: f.py", "@@ def foo():", "+    pass")
+      yield* call("apply_patch", { patchText: text })
+      assert.strictEqual(yield* readText("/ws/f.py"), "def foo():\n    pass\n\ndef bar():\n    return 1\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/f.py": "def foo():\n\ndef bar():\n    return 1\n" }))))
+
+  it.effect("missing context names the closest line; an applied patch is recognised", () =>
+    Effect.gen(function*() {
+      const missing = yield* callError("apply_patch", { patchText: patch("*** Update File: f.ts", "@@", " const a = 1", "-const b = 3", "+const b = 4") })
+      assert.include(missing, "Failed to find expected lines in f.ts:\nconst a = 1\nconst b = 3")
+      assert.include(missing, 'The closest line to "const a = 1" is line 1: "const a = 1".')
+      const again = yield* callError("apply_patch", { patchText: patch("*** Update File: f.ts", "@@", "-const b = 1", "+const b = 2") })
+      assert.include(again, "already in the file: the patch may have been applied already")
+    }).pipe(Effect.provide(memory(ws, { "/ws/f.ts": "const a = 1\nconst b = 2\n" }))))
+
+  it.effect("a file without a final newline keeps it that way; End of File anchors at the last occurrence", () =>
+    Effect.gen(function*() {
+      yield* call("apply_patch", { patchText: patch("*** Update File: n.txt", "@@", "-a", "+A") })
+      assert.strictEqual(yield* readText("/ws/n.txt"), "A\nb")
+      yield* call("apply_patch", { patchText: patch("*** Update File: e.txt", "@@", " x", "+c", "*** End of File") })
+      assert.strictEqual(yield* readText("/ws/e.txt"), "x\ny\nx\nc\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/n.txt": "a\nb", "/ws/e.txt": "x\ny\nx\n" }))))
+})
+
+describe("apply_patch: bytes and syntax", () => {
+  it.effect("CRLF, a BOM and Latin-1 are kept; typographic quotes in context still match", () =>
+    Effect.gen(function*() {
+      yield* call("apply_patch", {
+        patchText: patch(
+          "*** Update File: crlf.txt", "@@", " one", "-two", "+TWO", "+2.5",
+          "*** Update File: latin.txt", "@@", "-x = 1", "+x = 2",
+          "*** Update File: q.txt", "@@", " it’s here", "-old", "+new"
+        )
+      })
+      assert.strictEqual(yield* readText("/ws/crlf.txt"), "\uFEFFone\r\nTWO\r\n2.5\r\nthree\r\n")
+      const latin = yield* FileSystem.FileSystem.use((fs) => fs.readFile("/ws/latin.txt"))
+      assert.deepStrictEqual(Array.from(latin), [0x63, 0x61, 0x66, 0xe9, 0x0a, ...new TextEncoder().encode("x = 2\n")])
+      assert.strictEqual(yield* readText("/ws/q.txt"), "it's here\nnew\n")
+    }).pipe(Effect.provide(memory(ws, {
+      "/ws/crlf.txt": "\uFEFFone\r\ntwo\r\nthree\r\n",
+      "/ws/latin.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a, ...new TextEncoder().encode("x = 1\n")]),
+      "/ws/q.txt": "it's here\nold\n"
+    }))))
+
+  it.effect("syntax errors carry the patch line number and write nothing; a heredoc wrapper is accepted", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* callError("apply_patch", { patchText: patch("*** Add File: ok.txt", "+ok", "*** Update File: a.txt", "@@", "oops") }),
+        "Invalid patch hunk on line 6: Unexpected line found in update hunk: 'oops'. Every line should start with ' ' (context line), " +
+          "'+' (added line), or '-' (removed line)\nNo files were changed."
+      )
+      assert.strictEqual(
+        yield* callError("apply_patch", { patchText: "*** Begin Patch\n*** Add File: x\n+x" }),
+        "Invalid patch: The last line of the patch must be '*** End Patch'\nNo files were changed."
+      )
+      assert.strictEqual(yield* callError("apply_patch", { patchText: "  " }), "patchText is required")
+      assert.isFalse(yield* exists("/ws/ok.txt"))
+      yield* call("apply_patch", { patchText: `cat <<'EOF'\n${patch("*** Update File: a.txt", "@@", "-a", "+b")}\nEOF` })
+      assert.strictEqual(yield* readText("/ws/a.txt"), "b\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": "a\n" }))))
+})
+
+describe("apply_patch: result and permission", () => {
+  it.effect("one edit ask for all files with the diff; output lists A / M / D", () =>
+    Effect.gen(function*() {
+      const result = yield* call("apply_patch", {
+        patchText: patch(
+          "*** Add File: docs/new.md", "+# New",
+          "*** Update File: src/a.ts", "*** Move to: src/b.ts", "@@", "-export const a = 1", "+export const b = 1",
+          "*** Delete File: old.txt"
+        )
+      })
+      assert.strictEqual(result.output, "Success. Updated the following files:\nA docs/new.md\nM src/b.ts\nD old.txt")
+      const asks = yield* ScriptedPermission.asked
+      assert.strictEqual(asks.length, 1)
+      assert.strictEqual(asks[0]!.request.permission, "edit")
+      assert.deepStrictEqual([...asks[0]!.request.patterns].sort(), ["docs/new.md", "old.txt", "src/a.ts", "src/b.ts"])
+      assert.include(String(asks[0]!.request.metadata!.diff), "-export const a = 1")
+      assert.isFalse(yield* exists("/ws/src/a.ts"))
+      assert.strictEqual(yield* readText("/ws/src/b.ts"), "export const b = 1\n")
+    }).pipe(Effect.provide(memory(
+      { ...ws, permission: ScriptedPermission.layer(() => "once") },
+      { "/ws/src/a.ts": "export const a = 1\n", "/ws/old.txt": "old\n" }
+    ))))
+})
+
+describe("deriveUpdate", () => {
+  const chunk = (lines: ReadonlyArray<string>) => Patch.parsePatch(patch("*** Update File: f", ...lines))[0]!
+  const update = (text: string, lines: ReadonlyArray<string>, semantics: Patch.Semantics = "atomic") => {
+    const hunk = chunk(lines)
+    return hunk.type === "update" ? Patch.deriveUpdate(text, hunk.chunks, "f", semantics) : assert.fail("not an update")
+  }
+
+  it("new lines take the ending of the line they replace, inserted ones the dominant ending", () => {
+    assert.strictEqual(update("a\r\nb\nc\r\n", ["@@", " a", "-b", "+B", "+B2"]), "a\r\nB\nB2\r\nc\r\n")
+  })
+  it("sequential semantics always end with a newline, in the file's dominant ending", () => {
+    assert.strictEqual(update("one\r\ntwo", ["@@", "-one", "+ONE"], "sequential"), "ONE\r\ntwo\r\n")
+    assert.strictEqual(update("one\r\ntwo", ["@@", "-one", "+ONE"], "atomic"), "ONE\r\ntwo")
+  })
+  it("chunks apply in file order; context lines keep the file's bytes", () => {
+    assert.strictEqual(update("a  \nb\nc\nd\n", ["@@", " a", "-b", "+B", "@@", "-d", "+D"]), "a  \nB\nc\nD\n")
+  })
+})
