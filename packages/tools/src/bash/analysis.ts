@@ -1,0 +1,407 @@
+/**
+ * The permission analysis of a bash command, pure and synchronous once the parser is loaded: which
+ * commands can run (each part of every chain, substitution, subshell, loop, function and wrapper),
+ * the `bash` patterns and `always` patterns for them, and the paths they touch (arguments,
+ * redirect targets, `cd` effects), resolved lexically against the tracked working directory.
+ *
+ * Anything it cannot see through (a syntax error, a command name known only at run time, a path
+ * argument built from variables, `cd $X`) is listed in `unsupported`: the tool then asks for the
+ * whole command text and never lets a rule allow it silently.
+ */
+import type { Node } from "web-tree-sitter"
+import type { SyncParser } from "./parser.ts"
+import { type Access, commandPaths, isDevice, type Kind, MODIFYING_COMMANDS, normalize, resolvePath } from "./paths.ts"
+import { exact, forms, SAFE_ENV, SYSTEM_BIN } from "./patterns.ts"
+import { evaluate, type Word } from "./words.ts"
+import { assignmentName, findParts, UNSUPPORTED_NAMES, unwrap, WRAPPER_NAMES } from "./wrappers.ts"
+
+export interface Options {
+  /** The absolute directory the command starts in. */
+  readonly cwd: string
+  /** The home directory, for `~` and `$HOME`. */
+  readonly home: string
+}
+
+export interface Command {
+  /** The command as it appears in the script (or inside its wrapper). */
+  readonly text: string
+  /** Its words after unwrapping and quote removal. */
+  readonly argv: ReadonlyArray<string>
+  /** `bash` patterns asked for it: the normalised form, plus the written form when that adds risk. */
+  readonly patterns: ReadonlyArray<string>
+  /** Patterns stored on an `always` reply: never broader than the command's own prefix. */
+  readonly always: ReadonlyArray<string>
+  /** Wrappers it runs under, outermost first (`sudo`, `bash -c`, `find -exec`). */
+  readonly via: ReadonlyArray<string>
+  /** The directory it runs in, when known. */
+  readonly cwd: string | undefined
+}
+
+export type PathSource = "argument" | "redirect" | "cd" | "program"
+
+export interface PathUse {
+  /** As written. */
+  readonly input: string
+  /** Absolute and lexically normalised (symlinks are resolved later, by Workspace). */
+  readonly path: string
+  readonly access: Access
+  readonly kind: Kind
+  readonly source: PathSource
+  /** The command that touches it. */
+  readonly command: string
+}
+
+export interface Analysis {
+  readonly source: string
+  readonly cwd: string
+  readonly commands: ReadonlyArray<Command>
+  /** Every command's patterns, deduplicated, in order. */
+  readonly patterns: ReadonlyArray<string>
+  readonly always: ReadonlyArray<string>
+  readonly paths: ReadonlyArray<PathUse>
+  /** Why the command cannot be fully analysed; empty when it can. */
+  readonly unsupported: ReadonlyArray<string>
+}
+
+interface State {
+  cwd: string | undefined
+  stack: Array<string | undefined>
+}
+
+interface Context {
+  readonly state: State
+  /** Wrapper words so far (`sudo -u x`, `timeout 5`). */
+  readonly outer: ReadonlyArray<Word>
+  /** Under a privileged wrapper: the written form is asked too. */
+  readonly privileged: boolean
+  /** Assignments for this command (`X=1 cmd`, `env X=1 cmd`). */
+  readonly assignments: ReadonlyArray<Word>
+  /** An assignment on the way here sets a variable that can change what runs (`LD_PRELOAD=…`). */
+  readonly unsafeEnv: boolean
+  readonly via: ReadonlyArray<string>
+  /** `xargs`: arguments arrive on stdin. */
+  readonly stdinArguments: boolean
+  /** `find -exec`: `{}` stands for a file found under the (checked) roots. */
+  readonly placeholders: boolean
+}
+
+const copy = (s: State): State => ({ cwd: s.cwd, stack: [...s.stack] })
+const MAX_DEPTH = 8
+
+class Walker {
+  readonly commands: Array<Command> = []
+  readonly paths: Array<PathUse> = []
+  readonly unsupported: Array<string> = []
+  readonly functions = new Set<string>()
+  private depth = 0
+  /** Inside code run by `xargs` (`xargs sh -c '…'`): its arguments arrive unseen. */
+  private unseenArguments = 0
+
+  private readonly parser: SyncParser
+  private readonly home: string
+
+  constructor(parser: SyncParser, home: string) {
+    this.parser = parser
+    this.home = home
+  }
+
+  unsupport(reason: string) {
+    if (!this.unsupported.includes(reason)) this.unsupported.push(reason)
+  }
+
+  /** Parses and walks a script (the top level, or the code of `bash -c`, `eval`, …). */
+  script(source: string, state: State) {
+    if (this.depth >= MAX_DEPTH) return this.unsupport(`scripts nested more than ${MAX_DEPTH} levels deep`)
+    this.depth++
+    try {
+      this.parser.withTree(source, (tree) => {
+        if (tree === null) return this.unsupport("the command could not be parsed")
+        if (tree.rootNode.hasError) this.unsupport(`syntax error near: ${errorSnippet(tree.rootNode)}`)
+        this.walk(tree.rootNode, state)
+      })
+    } finally {
+      this.depth--
+    }
+  }
+
+  walk(node: Node, state: State): void {
+    switch (node.type) {
+      case "command":
+        return this.command(node, state)
+      case "subshell":
+      case "command_substitution":
+      case "process_substitution":
+        return this.children(node, copy(state))
+      case "pipeline":
+        // Each element runs in its own subshell: a `cd` there does not last.
+        for (const child of node.namedChildren) if (child !== null) this.walk(child, copy(state))
+        return
+      case "redirected_statement": {
+        for (const r of node.childrenForFieldName("redirect")) this.redirect(r, state, node.text)
+        const body = node.childForFieldName("body")
+        if (body !== null) this.walk(body, state)
+        return
+      }
+      case "function_definition": {
+        const name = node.childForFieldName("name")
+        if (name !== null) this.functions.add(name.text)
+        const body = node.childForFieldName("body")
+        if (body !== null) this.walk(body, copy(state))
+        return
+      }
+      case "variable_assignment":
+        return this.assignment(node, state, false)
+      case "declaration_command": {
+        const exported = node.firstChild?.type === "export" ||
+          node.namedChildren.some((c) => c?.type === "word" && /^-[a-zA-Z]*x/.test(c.text))
+        for (const child of node.namedChildren) {
+          if (child?.type === "variable_assignment") this.assignment(child, state, exported)
+          else if (child !== null) this.walk(child, state)
+        }
+        return
+      }
+      case "ERROR":
+        this.unsupport(`syntax error near: ${clip(node.text)}`)
+        return this.children(node, state)
+      default:
+        if (node.isMissing) this.unsupport(`syntax error: missing ${node.type}`)
+        return this.children(node, state)
+    }
+  }
+
+  children(node: Node, state: State) {
+    for (const child of node.children) if (child !== null) this.walk(child, state)
+  }
+
+  /** `X=1` / `export X=1` on its own: later commands inherit it when it is in the environment. */
+  assignment(node: Node, state: State, exported: boolean) {
+    const value = node.childForFieldName("value")
+    if (value !== null) this.walk(value, state)
+    const name = node.childForFieldName("name")?.text ?? ""
+    if (SAFE_ENV.has(name)) return
+    if (!exported && !/^[A-Z_][A-Z0-9_]*$/.test(name)) return // a shell variable, not exported
+    const text = node.parent?.type === "declaration_command" ? node.parent.text : node.text
+    this.commands.push({ text, argv: [], patterns: [text], always: exact(text), via: [], cwd: state.cwd })
+  }
+
+  command(node: Node, state: State) {
+    const env = { home: this.home, cwd: state.cwd }
+    const words: Array<Word> = []
+    const assignments: Array<Word> = []
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)
+      if (child === null) continue
+      if (child.type.endsWith("_redirect")) {
+        this.redirect(child, state, node.text)
+      } else if (child.type === "variable_assignment") {
+        const value = child.childForFieldName("value")
+        if (value !== null) this.walk(value, state)
+        assignments.push(evaluate(child, env))
+      } else {
+        this.walk(child, state) // substitutions inside the words
+        if (child.type === "command_name" || node.fieldNameForChild(i) === "argument") words.push(evaluate(child, env))
+      }
+    }
+    if (words.length === 0) return
+    this.simple(words, {
+      state,
+      outer: [],
+      privileged: false,
+      assignments,
+      unsafeEnv: assignments.some(isUnsafe),
+      via: [],
+      stdinArguments: this.unseenArguments > 0,
+      placeholders: false
+    })
+  }
+
+  simple(words: ReadonlyArray<Word>, ctx: Context): void {
+    const name = words[0]!
+    const text = words.map((w) => w.text).join(" ")
+    const outerText = ctx.outer.map((w) => w.text)
+    // `$CMD x`, `$(which rm) x`, `{rm,x}`, `/bin/r?`: the shell decides the program at run time.
+    if (name.dynamic || name.glob) {
+      this.unsupport(`the command name ${name.text} is only known at run time`)
+      const form = [...outerText, text].join(" ")
+      this.commands.push({ text, argv: [], patterns: [form], always: [], via: ctx.via, cwd: ctx.state.cwd })
+      return
+    }
+    const raw = name.value
+    const slash = raw.lastIndexOf("/")
+    const normName = slash >= 0 ? raw.slice(slash + 1) : raw
+    const foreignPath = slash >= 0 && !SYSTEM_BIN.has(raw.slice(0, slash) || "/")
+    if (foreignPath) this.path(name, "read", "any", "program", text, ctx.state.cwd)
+    if (slash < 0 && this.functions.has(raw)) return // its body was analysed where it was defined
+    const normalized = [{ ...name, value: normName, text: normName }, ...words.slice(1)]
+    const args = words.slice(1)
+
+    if (normName === "cd" || normName === "pushd" || normName === "popd") return this.cd(normName, args, text, ctx.state)
+    if (UNSUPPORTED_NAMES.has(normName)) this.unsupport(`${normName} is not supported by the analysis`)
+
+    const unwrapped = unwrap(normName, normalized)
+    if (unwrapped?._tag === "inner") {
+      let state = ctx.state
+      if (unwrapped.chdir !== undefined) {
+        state = copy(ctx.state)
+        state.cwd = this.path(unwrapped.chdir, "read", "directory", "cd", text, ctx.state.cwd)
+      }
+      return this.simple(unwrapped.inner, {
+        state,
+        outer: [...ctx.outer, ...ctx.assignments, name, ...unwrapped.wrapper.slice(1)],
+        privileged: ctx.privileged || unwrapped.privileged,
+        assignments: unwrapped.assignments,
+        unsafeEnv: ctx.unsafeEnv || unwrapped.assignments.some(isUnsafe),
+        via: [...ctx.via, normName],
+        stdinArguments: ctx.stdinArguments || unwrapped.stdinArguments,
+        placeholders: ctx.placeholders
+      })
+    }
+    const written = [...outerText, ...ctx.assignments.map((a) => a.text), text].join(" ")
+    if (unwrapped?._tag === "script") {
+      if (ctx.privileged || unwrapped.privileged || ctx.unsafeEnv) {
+        this.commands.push({ text, argv: words.map((w) => w.value), patterns: [written], always: exact(written), via: ctx.via, cwd: ctx.state.cwd })
+      }
+      if (unwrapped.script.dynamic) return this.unsupport(`${normName} runs code only known at run time: ${clip(unwrapped.script.text)}`)
+      if (ctx.stdinArguments) this.unseenArguments++
+      try {
+        return this.script(unwrapped.script.value, copy(ctx.state))
+      } finally {
+        if (ctx.stdinArguments) this.unseenArguments--
+      }
+    }
+
+    // An ordinary command (or a wrapper given no command: `sudo -v`, `env`).
+    const { argv, patterns, always } = forms({
+      name,
+      normName,
+      args,
+      outer: ctx.outer,
+      assignments: ctx.assignments,
+      foreignPath,
+      unsafeEnv: ctx.unsafeEnv,
+      privileged: ctx.privileged,
+      wrapperAlone: unwrapped === undefined && WRAPPER_NAMES.has(normName)
+    })
+    this.commands.push({ text, argv, patterns, always, via: ctx.via, cwd: ctx.state.cwd })
+    if (normName === "find") this.find(normalized, text, ctx)
+    else this.arguments(normName, args, text, ctx)
+  }
+
+  /** The paths among a command's arguments. */
+  arguments(name: string, args: ReadonlyArray<Word>, text: string, ctx: Context) {
+    const relevant = ctx.placeholders ? args.filter((w) => !w.value.includes("{}")) : args
+    if (ctx.stdinArguments && MODIFYING_COMMANDS.has(name)) {
+      this.unsupport(`${ctx.via.at(-1) ?? "xargs"} passes ${name} arguments that cannot be checked`)
+    }
+    const { paths, unresolved } = commandPaths(name, relevant)
+    for (const w of unresolved) this.unsupport(`${name}: the path ${clip(w.text)} is only known at run time`)
+    for (const p of paths) this.path(p.word, p.access, p.kind, "argument", text, ctx.state.cwd)
+  }
+
+  find(words: ReadonlyArray<Word>, text: string, ctx: Context) {
+    for (const part of findParts(words)) {
+      if (part._tag === "root") this.path(part.word, "read", "directory", "argument", text, ctx.state.cwd)
+      else if (part._tag === "output") this.path(part.word, "write", "any", "argument", text, ctx.state.cwd)
+      else {
+        this.simple(part.words, {
+          ...ctx,
+          outer: [],
+          privileged: false,
+          assignments: [],
+          unsafeEnv: false,
+          via: [...ctx.via, "find"],
+          placeholders: true
+        })
+      }
+    }
+  }
+
+  cd(name: string, args: ReadonlyArray<Word>, text: string, state: State) {
+    const operands = args.filter((w) => !(w.value.startsWith("-") && w.value.length > 1 && !w.dynamic))
+    if (name === "popd") {
+      state.cwd = state.stack.length > 0 ? state.stack.pop() : undefined
+      return
+    }
+    if (name === "pushd") state.stack.push(state.cwd)
+    const target = operands[0]
+    if (target === undefined) {
+      state.cwd = name === "pushd" ? undefined : this.home // `pushd` alone swaps the top two
+      return
+    }
+    if (target.value === "-") {
+      state.cwd = undefined
+      return
+    }
+    if (target.dynamic) {
+      this.unsupport(`${name} to a directory only known at run time: ${clip(target.text)}`)
+      state.cwd = undefined
+      return
+    }
+    state.cwd = this.path(target, "read", "directory", "cd", text, state.cwd)
+  }
+
+  redirect(node: Node, state: State, text: string) {
+    if (node.type !== "file_redirect") {
+      // heredoc / herestring: nested redirects (`cat <<EOF > f`) and substitutions in the body.
+      for (const child of node.namedChildren) {
+        if (child?.type === "file_redirect") this.redirect(child, state, text)
+        else if (child !== null) this.walk(child, state)
+      }
+      return
+    }
+    const operator = node.children.find((c) => c !== null && !c.isNamed)?.type ?? ">"
+    const destination = node.childForFieldName("destination")
+    if (destination === null) return
+    const word = evaluate(destination, { home: this.home, cwd: state.cwd })
+    if (word.fd) return this.walk(destination, copy(state))
+    // `2>&1`, `>&2`, `<&0`, `>&-`: descriptor duplication, not a file.
+    if ((operator === ">&" || operator === "<&") && /^(\d+-?|-)$/.test(word.value)) return
+    this.walk(destination, state)
+    if (word.dynamic) return this.unsupport(`the redirect target ${clip(word.text)} is only known at run time`)
+    this.path(word, operator.startsWith("<") ? "read" : "write", "any", "redirect", text, state.cwd)
+  }
+
+  /** Records a path use; returns the absolute path (undefined when it cannot be resolved). */
+  path(word: Word, access: Access, kind: Kind, source: PathSource, command: string, cwd: string | undefined) {
+    const resolved = resolvePath(word, cwd)
+    if (resolved === undefined) {
+      this.unsupport(`${clip(word.text)} is relative to a directory only known at run time`)
+      return undefined
+    }
+    if (!isDevice(resolved.path)) {
+      this.paths.push({ input: word.text, path: resolved.path, access, kind: resolved.glob ? "directory" : kind, source, command })
+    }
+    return resolved.path
+  }
+}
+
+const isUnsafe = (assignment: Word) => !SAFE_ENV.has(assignmentName(assignment))
+
+const clip = (text: string, max = 80) => {
+  const line = text.replace(/\s+/g, " ").trim()
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+const errorSnippet = (root: Node): string => {
+  const error = root.descendantsOfType("ERROR")[0]
+  if (error !== undefined && error !== null) return clip(error.text || root.text)
+  return clip(root.text)
+}
+
+const unique = (xs: ReadonlyArray<string>) => [...new Set(xs)]
+
+/** Analyses `source` as it would run in `options.cwd`. */
+export const analyze = (parser: SyncParser, source: string, options: Options): Analysis => {
+  const walker = new Walker(parser, options.home)
+  const cwd = normalize(options.cwd)
+  walker.script(source, { cwd, stack: [] })
+  return {
+    source,
+    cwd,
+    commands: walker.commands,
+    patterns: unique(walker.commands.flatMap((c) => c.patterns)),
+    always: unique(walker.commands.flatMap((c) => c.always)),
+    paths: walker.paths,
+    unsupported: walker.unsupported
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * Runs one shell command with hard limits (E43–E47):
+ *
+ * - its own process group (`detached`), stdin closed (`read x` sees EOF), non-interactive env;
+ * - stdout and stderr interleaved in arrival order into `Truncate.stream`, which keeps only the
+ *   head/tail window in memory and spills the full stream as it arrives;
+ * - a live preview (the last N characters) at most every `previewInterval` ms, not per chunk;
+ * - timeout or abort: SIGTERM to the group, SIGKILL after the grace, then stop reading even if
+ *   a detached grandchild still holds the pipe; the output read so far is kept;
+ * - after the shell exits, background jobs get `exitDrain` ms to finish writing, then are killed.
+ */
+import { Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Schedule, Schema, Scope, Stream } from "effect"
+import type { PlatformError } from "effect/PlatformError"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import { Truncate } from "@agent-tools/core"
+import { killTree, type Shell } from "./shell.ts"
+
+export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {}
+
+export interface Preview {
+  readonly chars: number
+  readonly interval: number
+  readonly emit: (text: string) => Effect.Effect<void>
+}
+
+export interface RunOptions {
+  readonly command: string
+  readonly cwd: string
+  readonly shell: Shell
+  readonly platform: string
+  readonly env: Readonly<Record<string, string>>
+  /** Hard deadline in ms. */
+  readonly timeout: number
+  /** SIGTERM → SIGKILL grace in ms. */
+  readonly grace: number
+  /** How long to read after the shell exits, in ms. */
+  readonly drain: number
+  readonly abort?: AbortSignal | undefined
+  readonly truncation?: Truncate.Options | undefined
+  readonly preview?: Preview | undefined
+}
+
+export type Reason = "exit" | "timeout" | "aborted"
+
+export interface RunResult {
+  readonly output: Truncate.Result
+  /** null when the shell died of a signal. */
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly reason: Reason
+  /** Background processes were still writing after the shell exited; they were killed. */
+  readonly background: boolean
+  readonly durationMs: number
+  /** Reading the output failed part way (what was read is kept). */
+  readonly readError?: string | undefined
+}
+
+/** Keeps the last `bytes` of raw output (whole chunks); decoded only when a preview is sent. */
+const tailBuffer = (bytes: number) => {
+  let chunks: Array<Uint8Array> = []
+  let size = 0
+  let dirty = false
+  let cut = false
+  return {
+    push(chunk: Uint8Array) {
+      chunks.push(chunk)
+      size += chunk.length
+      dirty = true
+      while (chunks.length > 1 && size - chunks[0]!.length >= bytes) {
+        size -= chunks.shift()!.length
+        cut = true
+      }
+    },
+    /** The preview text when something arrived since the last call. */
+    take(chars: number): string | undefined {
+      if (!dirty) return undefined
+      dirty = false
+      const all = new Uint8Array(size)
+      let at = 0
+      for (const c of chunks) {
+        all.set(c, at)
+        at += c.length
+      }
+      chunks = [all]
+      let start = Math.max(0, all.length - chars * 4)
+      while (start > 0 && start < all.length && (all[start]! & 0xc0) === 0x80) start++ // UTF-8 boundary
+      const text = new TextDecoder().decode(all.subarray(start))
+      return cut || start > 0 || text.length > chars ? `…\n${text.slice(-chars)}` : text
+    }
+  }
+}
+
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  if (chunks.length === 1) return chunks[0]!
+  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+  let at = 0
+  for (const c of chunks) {
+    all.set(c, at)
+    at += c.length
+  }
+  return all
+}
+
+const untilAborted = (signal: AbortSignal | undefined): Effect.Effect<void> =>
+  signal === undefined ? Effect.never : Effect.callback<void>((resume) => {
+    if (signal.aborted) return resume(Effect.void)
+    const onAbort = () => resume(Effect.void)
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
+
+/** The spawner fails `exitCode` with a cause "…receipt of signal: 'SIGTERM'" for a signal death. */
+const signalOf = (error: PlatformError): string => {
+  const text = `${String(error.reason.cause)} ${error.message}`
+  return /(SIG[A-Z0-9]+)/.exec(text)?.[1] ?? "unknown"
+}
+
+interface Exited {
+  readonly reason: Reason
+  readonly code: number | null
+  readonly signal: string | null
+}
+
+export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
+  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+  const truncate = yield* Truncate.Truncate
+  // The spawner's cleanup waits for the whole process group to vanish; where orphans are never
+  // reaped (a container whose PID 1 is no init) zombies make it wait its full bounds. Our own
+  // kill has sent TERM and KILL by then, so that cleanup runs in the background and the call
+  // keeps its deadline.
+  const scope = yield* Scope.make()
+  const release = Scope.close(scope, Exit.void).pipe(Effect.forkDetach, Effect.asVoid)
+  return yield* Effect.gen(function*() {
+    const started = yield* Clock.currentTimeMillis
+    if (options.abort?.aborted === true) {
+      // Aborted before it started: nothing is spawned.
+      const output = yield* truncate.output("", options.truncation)
+      return { output, exitCode: null, signal: null, reason: "aborted", background: false, durationMs: 0 } satisfies RunResult
+    }
+    const handle = yield* spawner.spawn(ChildProcess.make(options.command, {
+      shell: options.shell.path,
+      cwd: options.cwd,
+      env: options.env,
+      extendEnv: true,
+      stdin: "ignore",
+      detached: options.platform !== "win32",
+      killSignal: "SIGTERM",
+      forceKillAfter: Duration.millis(options.grace)
+    })).pipe(Scope.provide(scope), Effect.mapError((cause) => new SpawnError({ message: cause.message, cause })))
+    const kill = killTree(handle, options.platform, options.grace)
+    /** Kills the tree; waits until KILL has been sent, then briefly for the output to end. */
+    const terminate = (collector: Fiber.Fiber<Truncate.Result>) =>
+      Effect.gen(function*() {
+        const killing = yield* Effect.forkDetach(kill)
+        yield* Fiber.await(killing).pipe(Effect.timeoutOption(Duration.millis(options.grace + 100)))
+        yield* Fiber.await(collector).pipe(Effect.timeoutOption(Duration.millis(50)))
+      })
+
+    const preview = tailBuffer((options.preview?.chars ?? 1) * 4)
+    const stop = yield* Deferred.make<void>()
+    let readError: string | undefined
+    const output = handle.all.pipe(
+      // One buffer per pull: what piled up while the last chunk was spilled is written at once,
+      // so the spill keeps pace with the pipe (fewer, larger writes).
+      Stream.mapArray((batch) => {
+        const merged = concat(batch)
+        preview.push(merged)
+        return [merged] as const
+      }),
+      Stream.catch((e) => {
+        readError = e.message
+        return Stream.empty
+      }),
+      Stream.interruptWhen(Deferred.await(stop))
+    )
+    const collector = yield* truncate.stream(output, options.truncation).pipe(Effect.forkIn(scope))
+    if (options.preview !== undefined) {
+      const { chars, emit, interval } = options.preview
+      yield* Effect.suspend(() => {
+        const text = preview.take(chars)
+        return text === undefined ? Effect.void : emit(text)
+      }).pipe(Effect.repeat(Schedule.spaced(Duration.millis(interval))), Effect.forkIn(scope))
+    }
+
+    const exited: Effect.Effect<Exited> = handle.exitCode.pipe(
+      Effect.map((code): Exited => ({ reason: "exit", code: Number(code), signal: null })),
+      Effect.catch((e) => Effect.succeed<Exited>({ reason: "exit", code: null, signal: signalOf(e) }))
+    )
+    const outcome = yield* Effect.raceAll([
+      exited,
+      Effect.sleep(Duration.millis(options.timeout)).pipe(Effect.as<Exited>({ reason: "timeout", code: null, signal: null })),
+      untilAborted(options.abort).pipe(Effect.as<Exited>({ reason: "aborted", code: null, signal: null }))
+    ]).pipe(Effect.onInterrupt(() => kill))
+
+    let background = false
+    let final = outcome
+    if (outcome.reason === "exit") {
+      // Normally EOF follows the exit at once; a background job holding the pipe gets `drain` ms.
+      const drained = yield* Fiber.await(collector).pipe(Effect.timeoutOption(Duration.millis(options.drain)))
+      if (Option.isNone(drained)) {
+        background = true
+        yield* terminate(collector)
+      }
+    } else {
+      // Output keeps being read while the tree dies: a TERM handler's last words count too.
+      yield* terminate(collector)
+      const after = yield* exited.pipe(Effect.timeoutOption(Duration.millis(50)))
+      final = { ...outcome, signal: Option.match(after, { onNone: () => null, onSome: (e) => e.signal }) }
+    }
+    yield* Deferred.succeed(stop, undefined)
+    const result = yield* Fiber.join(collector)
+    const ended = yield* Clock.currentTimeMillis
+    return {
+      output: result,
+      exitCode: final.code,
+      signal: final.signal,
+      reason: final.reason,
+      background,
+      durationMs: ended - started,
+      readError
+    } satisfies RunResult
+  }).pipe(Effect.ensuring(release))
+})

@@ -1,0 +1,170 @@
+/**
+ * The `bash` tool: `{command, timeout? (ms), workdir?, description}`.
+ *
+ * analyse (tree-sitter) → ask external_directory / edit / bash → run with hard limits → head+tail
+ * preview (20% head, 80% tail) with the spill path. The tool truncates its own output (bounded
+ * memory while streaming), so it sets `metadata.truncated` and the registry does not truncate again.
+ *
+ * Options come from `BashConfig` (a Context.Reference with defaults; see config.ts).
+ */
+import { Effect, FileSystem, Result } from "effect"
+import { ChildProcessSpawner } from "effect/process"
+import { z } from "zod"
+import { Permission, Tool, Truncate, Workspace } from "@agent-tools/core"
+import { analyze } from "./analysis.ts"
+import { BashConfig, environment, NON_INTERACTIVE_ENV } from "./config.ts"
+import { describe } from "./description.ts"
+import { directoryOf } from "./explain.ts"
+import { BashParser } from "./parser.ts"
+import { plan } from "./permissions.ts"
+import { run, type RunResult } from "./runner.ts"
+import { select } from "./shell.ts"
+
+export const parameters = z.object({
+  command: z.string().describe("The command to execute"),
+  timeout: z.number().int().positive().optional().describe("Optional timeout in milliseconds"),
+  workdir: z.string().optional().describe(
+    "The working directory to run the command in. Defaults to the workspace root. Use this instead of 'cd' commands."
+  ),
+  description: z.string().describe(
+    "Clear, concise description of what this command does in 5-10 words. Examples:\nInput: ls\nOutput: Lists files in current directory\n\nInput: git status\nOutput: Shows working tree status\n\nInput: npm install\nOutput: Installs package dependencies\n\nInput: mkdir foo\nOutput: Creates directory 'foo'"
+  )
+})
+
+export type Parameters = z.output<typeof parameters>
+
+const fail = (message: string) => new Tool.ToolError({ tool: "bash", message })
+
+const lastChars = (text: string, n: number) => text.length <= n ? text : `…\n${text.slice(-n)}`
+
+export const BashTool = Tool.define(
+  "bash",
+  Effect.gen(function*() {
+    const config = yield* BashConfig
+    const parsers = yield* BashParser
+    const workspace = yield* Workspace.Workspace
+    const fs = yield* FileSystem.FileSystem
+    const truncate = yield* Truncate.Truncate
+    // Resolved here so the layer's requirements name them; used inside `execute`.
+    const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+    const permission = yield* Permission.Permission
+    const env = yield* environment(config)
+    const exists = (p: string) => fs.exists(p).pipe(Effect.orElseSucceed(() => false))
+    const shell = yield* Effect.result(select(env, exists, config.shell))
+    const limits = truncate.limits({ tool: "bash", direction: "head+tail" })
+    const provide = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(
+        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner),
+        Effect.provideService(Truncate.Truncate, truncate),
+        Effect.provideService(Permission.Permission, permission),
+        Effect.provideService(Workspace.Workspace, workspace),
+        Effect.provideService(FileSystem.FileSystem, fs)
+      )
+
+    /** The working directory, analysis and permission requests of a call. */
+    const prepare = Effect.fn("BashTool.prepare")(function*(args: Parameters) {
+      const cwd = directoryOf(workspace.root, args.workdir)
+      if (args.workdir !== undefined) {
+        const info = yield* fs.stat(cwd).pipe(Effect.mapError(() => fail(`workdir ${args.workdir} does not exist (${cwd})`)))
+        if (info.type !== "Directory") return yield* fail(`workdir ${args.workdir} is not a directory (${cwd})`)
+      }
+      const parser = yield* parsers.parser.pipe(Effect.mapError((e) => fail(e.message)))
+      const analysis = analyze(parser, args.command, { cwd, home: env.home })
+      const planned = yield* provide(plan(analysis, { workdir: args.workdir, description: args.description })).pipe(
+        Effect.mapError((e) => fail(e.message))
+      )
+      return { cwd, planned }
+    })
+
+    const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context) {
+      if (Result.isFailure(shell)) return yield* fail(shell.failure.message)
+      const { cwd, planned } = yield* prepare(args)
+      for (const request of planned.requests) yield* ctx.ask(request)
+
+      const requested = args.timeout ?? config.defaultTimeout
+      const timeout = Math.min(requested, config.maxTimeout)
+      const result = yield* provide(run({
+        command: args.command,
+        cwd,
+        shell: shell.success,
+        platform: env.platform,
+        env: { ...NON_INTERACTIVE_ENV, ...config.env },
+        timeout,
+        grace: config.killGrace,
+        drain: config.exitDrain,
+        abort: ctx.abort,
+        truncation: { direction: "head+tail", ...ctx.truncation, tool: "bash" },
+        preview: {
+          chars: config.previewChars,
+          interval: config.previewInterval,
+          emit: (output) => ctx.metadata({ metadata: { output, description: args.description } })
+        }
+      })).pipe(Effect.mapError((e) => fail(`could not start ${shell.success.path}: ${e.message}`)))
+
+      const notes = notesOf(result, { timeout, requested, max: config.maxTimeout, grace: config.killGrace, drain: config.exitDrain })
+      const body = result.output.content === "" ? "(no output)" : result.output.content
+      const output = notes.length === 0
+        ? body
+        : `${body.replace(/\n$/, "")}\n\n<bash_metadata>\n${notes.join("\n")}\n</bash_metadata>`
+      const metadata: Tool.Metadata = {
+        output: lastChars(result.output.content, config.previewChars),
+        exit: result.exitCode,
+        signal: result.signal,
+        reason: result.reason,
+        description: args.description,
+        cwd,
+        shell: shell.success.name,
+        timeout,
+        durationMs: result.durationMs,
+        truncated: result.output.truncated
+      }
+      if (requested > config.maxTimeout) metadata.requestedTimeout = requested
+      if (result.output.outputPath !== undefined) metadata.outputPath = result.output.outputPath
+      if (result.output.spillError !== undefined) metadata.spillError = result.output.spillError
+      if (result.background) metadata.background = true
+      return { title: args.description, output, metadata }
+    })
+
+    return {
+      description: describe({
+        directory: workspace.root,
+        shell: Result.isSuccess(shell) ? shell.success.name : "bash",
+        defaultTimeout: config.defaultTimeout,
+        maxTimeout: config.maxTimeout,
+        maxLines: limits.maxLines,
+        maxBytes: limits.maxBytes
+      }),
+      parameters,
+      execute,
+      explain: (args: Parameters) => Effect.map(prepare(args), ({ planned }) => planned.requests),
+      annotations: { destructive: true }
+    }
+  })
+)
+
+interface NoteOptions {
+  readonly timeout: number
+  readonly requested: number
+  readonly max: number
+  readonly grace: number
+  readonly drain: number
+}
+
+/** What the model must know besides the output: why it ended, and what was cut. */
+const notesOf = (r: RunResult, o: NoteOptions): Array<string> => {
+  const notes: Array<string> = []
+  if (r.reason === "timeout") {
+    notes.push(
+      `Command timed out after ${o.timeout} ms: its process tree was terminated (SIGTERM, then SIGKILL after ${o.grace} ms). The output above is what it printed before that. If it needs longer and does not wait for input, retry with a larger timeout (max ${o.max} ms).`
+    )
+  }
+  if (o.requested > o.max) notes.push(`The requested timeout of ${o.requested} ms exceeds the maximum; ${o.max} ms was used.`)
+  if (r.reason === "aborted") notes.push("Command aborted by the user: its process tree was terminated. The output above is what it printed before that.")
+  if (r.reason === "exit" && r.exitCode !== null && r.exitCode !== 0) notes.push(`Exit code ${r.exitCode}.`)
+  if (r.reason === "exit" && r.signal !== null) notes.push(`The shell was terminated by ${r.signal}.`)
+  if (r.background) {
+    notes.push(`Background processes still held the output ${o.drain} ms after the command finished; they were terminated.`)
+  }
+  if (r.readError !== undefined) notes.push(`Reading the output failed part way: ${r.readError}`)
+  return notes
+}

@@ -1,0 +1,255 @@
+/**
+ * Commands that run another command: `sudo rm x` runs `rm x`, `bash -c 'a; b'` runs a script,
+ * `find . -exec rm {} \;` runs `rm`. Each wrapper is described by how its options are read, so
+ * the inner command is found the way the wrapper itself finds it (D37: option placement).
+ */
+import type { Word } from "./words.ts"
+
+export type Unwrapped =
+  | {
+    readonly _tag: "inner"
+    /** The wrapper's own words (name and options). */
+    readonly wrapper: ReadonlyArray<Word>
+    readonly inner: ReadonlyArray<Word>
+    /** Privileged wrappers (sudo, doas, …) are asked for too: a rule may deny `sudo *`. */
+    readonly privileged: boolean
+    /** `env NAME=VALUE cmd`: assignments for the inner command. */
+    readonly assignments: ReadonlyArray<Word>
+    /** `env -C dir`, `sudo -D dir`: the inner command runs there. */
+    readonly chdir: Word | undefined
+    /** `xargs cmd`: more arguments arrive on stdin, unseen. */
+    readonly stdinArguments: boolean
+  }
+  | {
+    readonly _tag: "script"
+    readonly wrapper: ReadonlyArray<Word>
+    /** The code string (`bash -c CODE`, `eval …`, `su -c CODE`, `watch CODE`, `trap CODE …`). */
+    readonly script: Word
+    /** Asked as a command of its own too (login shells read profile files; sudo-like). */
+    readonly privileged: boolean
+  }
+
+interface Spec {
+  /** Options followed by a separate value. */
+  readonly values: ReadonlySet<string>
+  /** Wrapper-specific reading of the words after the options. */
+  readonly kind: "inner" | "privileged" | "timeout" | "env" | "xargs" | "watch" | "chroot" | "command"
+  /** Options that mean "no command follows" (e.g. `command -v`, `sudo -l`). */
+  readonly noCommand?: ReadonlySet<string> | undefined
+}
+
+const set = (...xs: ReadonlyArray<string>): ReadonlySet<string> => new Set(xs)
+
+const SPECS: Record<string, Spec> = {
+  sudo: {
+    kind: "privileged",
+    values: set("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"),
+    noCommand: set("-l", "-v", "-k", "-K", "-e", "--list", "--validate", "--edit", "-V", "--version")
+  },
+  doas: { kind: "privileged", values: set("-u", "-C") },
+  pkexec: { kind: "privileged", values: set("--user") },
+  chroot: { kind: "chroot", values: set("--userspec", "--groups") },
+  timeout: { kind: "timeout", values: set("-s", "-k", "--signal", "--kill-after") },
+  nice: { kind: "inner", values: set("-n", "--adjustment") },
+  nohup: { kind: "inner", values: set() },
+  stdbuf: { kind: "inner", values: set("-i", "-o", "-e", "--input", "--output", "--error") },
+  ionice: { kind: "inner", values: set("-c", "-n", "--class", "--classdata"), noCommand: set("-p", "--pid") },
+  setsid: { kind: "inner", values: set() },
+  time: { kind: "inner", values: set("-f", "-o", "--format", "--output") },
+  command: { kind: "command", values: set(), noCommand: set("-v", "-V") },
+  builtin: { kind: "inner", values: set() },
+  exec: { kind: "inner", values: set("-a") },
+  env: { kind: "env", values: set("-u", "-C", "-S", "--unset", "--chdir", "--split-string") },
+  xargs: {
+    kind: "xargs",
+    values: set("-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--eof", "--max-lines",
+      "--max-args", "--max-procs", "--max-chars", "--process-slot-var")
+  },
+  watch: { kind: "watch", values: set("-n", "--interval", "-q", "--equexit") }
+}
+
+/** POSIX shells whose `-c` runs a script we can parse. */
+export const SHELLS: ReadonlySet<string> = set("bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "busybox-sh")
+
+/** Shell flags that change nothing we check (`-e`, `-x`, …); others (`-l`, `-i`) read profile files. */
+const QUIET_SHELL_FLAGS = /^-[cexuvfnC]+$/
+
+const isOption = (w: Word) => w.value.startsWith("-") && w.value !== "-" && !w.dynamic
+
+/**
+ * Reads `words[from..]` as options: returns the index of the first operand and the options seen.
+ * `--` ends the options; `--opt=value` and attached short values (`-uroot`) are one word.
+ */
+const readOptions = (words: ReadonlyArray<Word>, from: number, values: ReadonlySet<string>) => {
+  const seen: Array<string> = []
+  let i = from
+  while (i < words.length) {
+    const w = words[i]!
+    if (w.value === "--") return { next: i + 1, seen }
+    if (!isOption(w)) break
+    const name = w.value.includes("=") ? w.value.slice(0, w.value.indexOf("=")) : w.value
+    seen.push(name)
+    i += values.has(w.value) ? 2 : 1
+  }
+  return { next: i, seen }
+}
+
+const NAME_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
+
+const inner = (
+  words: ReadonlyArray<Word>,
+  at: number,
+  extra: Partial<Omit<Extract<Unwrapped, { _tag: "inner" }>, "_tag" | "wrapper" | "inner">> = {}
+): Unwrapped | undefined =>
+  at >= words.length ? undefined : {
+    _tag: "inner",
+    wrapper: words.slice(0, at),
+    inner: words.slice(at),
+    privileged: extra.privileged ?? false,
+    assignments: extra.assignments ?? [],
+    chdir: extra.chdir,
+    stdinArguments: extra.stdinArguments ?? false
+  }
+
+const optionValue = (words: ReadonlyArray<Word>, from: number, to: number, names: ReadonlyArray<string>) => {
+  for (let i = from; i < to; i++) {
+    const v = words[i]!.value
+    for (const name of names) {
+      if (v === name) return words[i + 1]
+      if (name.startsWith("--") && v.startsWith(name + "=")) return { ...words[i]!, value: v.slice(name.length + 1) }
+    }
+  }
+  return undefined
+}
+
+const script = (words: ReadonlyArray<Word>, code: Word, upTo: number, privileged: boolean): Unwrapped => ({
+  _tag: "script",
+  wrapper: words.slice(0, upTo),
+  script: code,
+  privileged
+})
+
+/** Words joined into one code string (`eval a b`, `watch a b`); dynamic when any word is. */
+const joined = (words: ReadonlyArray<Word>): Word => ({
+  text: words.map((w) => w.text).join(" "),
+  value: words.map((w) => w.value).join(" "),
+  dynamic: words.some((w) => w.dynamic),
+  glob: false,
+  fd: false
+})
+
+/**
+ * What `words` (name first, already normalised) run, when the name is a wrapper; undefined for an
+ * ordinary command, or a wrapper given no command (`sudo -v`, `env`, `command -v git`).
+ */
+export const unwrap = (name: string, words: ReadonlyArray<Word>): Unwrapped | undefined => {
+  if (SHELLS.has(name)) return unwrapShell(words)
+  if (name === "eval") return words.length > 1 ? script(words, joined(words.slice(1)), 1, false) : undefined
+  if (name === "trap") {
+    const first = words[1]
+    if (first === undefined || isOption(first) || first.value === "" || first.value === "-") return undefined
+    return script(words, first, 1, false)
+  }
+  if (name === "su" || name === "runuser") {
+    // `su -c CODE user` and `su user -c CODE` both run CODE.
+    const code = optionValue(words, 1, words.length, ["-c", "--command"])
+    return code === undefined ? undefined : script(words, code, words.length, true)
+  }
+  const spec = SPECS[name]
+  if (spec === undefined) return undefined
+  const { next, seen } = readOptions(words, 1, spec.values)
+  if (spec.noCommand !== undefined && seen.some((o) => spec.noCommand!.has(o))) return undefined
+  switch (spec.kind) {
+    case "inner":
+    case "command":
+      return inner(words, next)
+    case "privileged":
+      return inner(words, next, { privileged: true, chdir: optionValue(words, 1, next, ["-D", "--chdir"]) })
+    case "chroot":
+      return inner(words, next + 1, { privileged: true })
+    case "timeout":
+      return inner(words, next + 1) // the duration comes first
+    case "env": {
+      const split = optionValue(words, 1, next, ["-S", "--split-string"])
+      if (split !== undefined) return script(words, split, words.length, false)
+      let at = next
+      while (at < words.length && NAME_ASSIGNMENT.test(words[at]!.value)) at++
+      const found = inner(words, at, {
+        assignments: words.slice(next, at),
+        chdir: optionValue(words, 1, next, ["-C", "--chdir"])
+      })
+      // The assignments travel as `assignments`, not as wrapper words.
+      return found === undefined ? undefined : { ...found, wrapper: words.slice(0, next) }
+    }
+    case "xargs":
+      // No command means `echo`, which runs nothing of interest.
+      return inner(words, next, { stdinArguments: true })
+    case "watch":
+      if (seen.includes("-x") || seen.includes("--exec")) return inner(words, next)
+      return next < words.length ? script(words, joined(words.slice(next)), next, false) : undefined
+  }
+}
+
+const unwrapShell = (words: ReadonlyArray<Word>): Unwrapped | undefined => {
+  let quiet = true
+  let hasC = false
+  let i = 1
+  for (; i < words.length; i++) {
+    const w = words[i]!
+    if (w.value === "--" || w.value === "-") {
+      i++
+      break
+    }
+    if (!isOption(w) && !w.value.startsWith("+")) break
+    if (w.value === "-o" || w.value === "+o" || w.value === "-O" || w.value === "+O") {
+      i++ // `-o pipefail`: a shell option name follows
+      continue
+    }
+    if (w.value.startsWith("-") && !w.value.startsWith("--") && w.value.includes("c")) hasC = true
+    if (!QUIET_SHELL_FLAGS.test(w.value)) quiet = false
+  }
+  if (!hasC) return undefined // `bash script.sh`: runs a file, an ordinary command
+  const code = words[i]
+  return code === undefined ? undefined : script(words, code, i, !quiet)
+}
+
+export type FindPart =
+  | { readonly _tag: "root"; readonly word: Word }
+  | { readonly _tag: "exec"; readonly words: ReadonlyArray<Word> }
+  | { readonly _tag: "output"; readonly word: Word }
+
+const FIND_EXEC = set("-exec", "-execdir", "-ok", "-okdir")
+const FIND_OUTPUT = set("-fprint", "-fprint0", "-fls", "-fprintf")
+const FIND_GLOBAL_VALUES = set("-D", "-O")
+
+/** `find [-H|-L|-P] roots… expression`: the roots, `-exec` commands and `-fprint` output files. */
+export const findParts = (words: ReadonlyArray<Word>): ReadonlyArray<FindPart> => {
+  const parts: Array<FindPart> = []
+  let i = 1
+  while (i < words.length && /^-[HLPDO]/.test(words[i]!.value)) i += FIND_GLOBAL_VALUES.has(words[i]!.value) ? 2 : 1
+  for (; i < words.length; i++) {
+    const v = words[i]!.value
+    if (v.startsWith("-") || v === "(" || v === "!" || v === ")" || v === ",") break
+    parts.push({ _tag: "root", word: words[i]! })
+  }
+  for (; i < words.length; i++) {
+    const v = words[i]!.value
+    if (FIND_OUTPUT.has(v) && words[i + 1] !== undefined) parts.push({ _tag: "output", word: words[++i]! })
+    if (!FIND_EXEC.has(v)) continue
+    const start = i + 1
+    let end = start
+    while (end < words.length && words[end]!.value !== ";" && words[end]!.value !== "+") end++
+    if (end > start) parts.push({ _tag: "exec", words: words.slice(start, end) })
+    i = end
+  }
+  return parts
+}
+
+/** The words of an `env NAME=VALUE` assignment: the variable name. */
+export const assignmentName = (w: Word): string => w.value.slice(0, w.value.indexOf("="))
+
+/** `coproc` (and keywords seen as command names) mean the grammar misread the script. */
+export const UNSUPPORTED_NAMES: ReadonlySet<string> = new Set(["coproc", "select", "{", "}"])
+
+/** Every command name `unwrap` knows: alone (`sudo -v`) only its exact text may be approved. */
+export const WRAPPER_NAMES: ReadonlySet<string> = new Set([...Object.keys(SPECS), "eval", "trap", "su", "runuser"])

@@ -1,0 +1,158 @@
+/**
+ * The security corpus: for each command, exactly the permission requests the bash tool makes
+ * (permission and patterns, in asking order: external_directory, edit, bash). Workspace /ws,
+ * home /home/u, /ws/link → /outside. Categories follow field-failures D35–D39.
+ */
+import { type Asked, U } from "./support.ts"
+
+export interface Case {
+  readonly category: string
+  readonly command: string
+  readonly asks: Asked
+  readonly cwd?: string
+}
+
+const bash = (...patterns: ReadonlyArray<string>) => ["bash", patterns] as const
+const ext = (...patterns: ReadonlyArray<string>) => ["external_directory", patterns] as const
+const edit = (...patterns: ReadonlyArray<string>) => ["edit", patterns] as const
+const c = (category: string, command: string, ...asks: Asked): Case => ({ category, command, asks })
+
+export const corpus: ReadonlyArray<Case> = [
+  // Plain commands: the pattern is the command without assignments and redirects.
+  c("plain", "ls", bash("ls")),
+  c("plain", "git status", bash("git status")),
+  c("plain", "git log --oneline -5", bash("git log --oneline -5")),
+  c("plain", "kill -9 1234", bash("kill -9 1234")),
+  c("plain", "grep -r \"/api/\" src", bash("grep -r \"/api/\" src")),
+  c("plain", "sed 's/a/b/' a.txt", bash("sed 's/a/b/' a.txt")),
+  c("plain", "awk '/x/ {print}' a.txt", bash("awk '/x/ {print}' a.txt")),
+  c("plain", "ls src/*.ts", bash("ls src/*.ts")),
+  c("plain", "echo $((1+2))", bash("echo $((1+2))")),
+  c("plain", "echo '$(x)'", bash("echo '$(x)'")),
+  c("plain", "# only a comment"),
+
+  // D35: every part of a chain, list, pipeline or subshell.
+  c("chain", "git status && rm -rf build", bash("git status", "rm -rf build")),
+  c("chain", "git status; rm a.txt", bash("git status", "rm a.txt")),
+  c("chain", "git status || rm a.txt", bash("git status", "rm a.txt")),
+  c("chain", "git log | rm a.txt", bash("git log", "rm a.txt")),
+  c("chain", "git status\nrm a.txt", bash("git status", "rm a.txt")),
+  c("chain", "(git status; rm a.txt)", bash("git status", "rm a.txt")),
+  c("chain", "echo a & rm a.txt", bash("echo a", "rm a.txt")),
+  c("chain", "(cd sub; git status)", bash("git status")),
+  c("chain", "! git diff --quiet && echo changed", bash("git diff --quiet", "echo changed")),
+  c("chain", "git log |& grep fix", bash("git log", "grep fix")),
+
+  // D36: substitutions, process substitutions, compound statements, functions.
+  c("substitution", "git status $(touch m)", edit("m"), bash("touch m", "git status $(touch m)")),
+  c("substitution", "echo `rm a.txt`", bash("rm a.txt", "echo `rm a.txt`")),
+  c("substitution", "cat <(curl x)", bash("curl x", "cat <(curl x)")),
+  c("substitution", "echo \"$(rm -rf /)\"", ext("/*"), bash("rm -rf /", "echo \"$(rm -rf /)\"")),
+  c("substitution", "{ rm a.txt; }", bash("rm a.txt")),
+  c("substitution", "if true; then rm a.txt; fi", bash("true", "rm a.txt")),
+  c("substitution", "while false; do rm a.txt; done", bash("false", "rm a.txt")),
+  c("substitution", "case $x in a) rm a.txt;; esac", bash("rm a.txt")),
+  c("substitution", "f() { rm a.txt; }; f", bash("rm a.txt")),
+  c("substitution", "cat <<EOF\n$(rm a.txt) hi\nEOF", bash("rm a.txt", "cat")),
+  c("substitution", "a=(1 $(rm a.txt))", bash("rm a.txt")),
+  c("substitution", "[[ -f x && $(rm a.txt) ]]", bash("rm a.txt")),
+  c("substitution", "echo ${a:-$(rm a.txt)}", bash("rm a.txt", "echo ${a:-$(rm a.txt)}")),
+  c("substitution", "X=$(rm a.txt) npm --version", bash("rm a.txt", "npm --version", "X=$(rm a.txt) npm --version")),
+  c("substitution", "$(printf rm) a.txt", bash("printf rm", "$(printf rm) a.txt", U("$(printf rm) a.txt"))),
+  c("substitution", "\"$CMD\" a.txt", bash("\"$CMD\" a.txt", U("\"$CMD\" a.txt"))),
+  c("substitution", "for f in *.log; do rm $f; done", bash("rm $f", U("for f in *.log; do rm $f; done"))),
+  c("substitution", "{rm,a.txt}", bash(U("{rm,a.txt}"))),
+  c("substitution", "/bin/r? a.txt", bash("/bin/r? a.txt", U("/bin/r? a.txt"))),
+
+  // D37: assignments, wrappers, option placement, `--`, path spellings.
+  c("wrapper", "CI=true git commit -m x", bash("git commit -m x")),
+  c("wrapper", "git -C . commit -m x", bash("git commit -m x")),
+  c("wrapper", "git -c core.pager=evil log", bash("git log", "git -c core.pager=evil log")),
+  c("wrapper", "git diff --", bash("git diff --")),
+  c("wrapper", "env rm a.txt", bash("rm a.txt")),
+  c("wrapper", "/bin/rm a.txt", bash("rm a.txt")),
+  c("wrapper", "\\rm a.txt", bash("rm a.txt")),
+  c("wrapper", "'rm' a.txt", bash("rm a.txt")),
+  c("wrapper", "timeout 5 rm a.txt", bash("rm a.txt")),
+  c("wrapper", "timeout -s KILL 5 rm a.txt", bash("rm a.txt")),
+  c("wrapper", "nice -n 5 rm a.txt", bash("rm a.txt")),
+  c("wrapper", "nohup npm start &", bash("npm start")),
+  c("wrapper", "time make build", bash("make build")),
+  c("wrapper", "stdbuf -oL npm test", bash("npm test")),
+  c("wrapper", "sudo rm a.txt", bash("rm a.txt", "sudo rm a.txt")),
+  c("wrapper", "sudo -u bob timeout 5 rm a.txt", bash("rm a.txt", "sudo -u bob timeout 5 rm a.txt")),
+  c("wrapper", "sudo -s", bash("sudo -s")),
+  c("wrapper", "xargs rm < list.txt", bash("rm", U("xargs rm < list.txt"))),
+  c("wrapper", "git ls-files | xargs grep foo", bash("git ls-files", "grep foo")),
+  c("wrapper", "find . -name '*.tmp' -exec rm {} \\;", bash("find . -name '*.tmp' -exec rm {} \\;", "rm {}")),
+  c("wrapper", "find /tmp -delete", ext("/tmp/*"), bash("find /tmp -delete")),
+  c("wrapper", "bash -c 'rm a.txt'", bash("rm a.txt")),
+  c("wrapper", "sh -c \"git status && rm a.txt\"", bash("git status", "rm a.txt")),
+  c("wrapper", "bash -lc 'git status'", bash("bash -lc 'git status'", "git status")),
+  c("wrapper", "bash -c \"$SCRIPT\"", bash(U("bash -c \"$SCRIPT\""))),
+  c("wrapper", "eval \"rm a.txt\"", bash("rm a.txt")),
+  c("wrapper", "watch -n 1 'ls -l'", bash("ls -l")),
+  c("wrapper", "trap 'rm a.txt' EXIT", bash("rm a.txt")),
+  c("wrapper", "env -C /tmp ls", ext("/tmp/*"), bash("ls")),
+  c("wrapper", "LD_PRELOAD=/tmp/x.so ls", bash("ls", "LD_PRELOAD=/tmp/x.so ls")),
+  c("wrapper", "/tmp/evil/git status", ext("/tmp/evil/*"), bash("git status", "/tmp/evil/git status")),
+  c("wrapper", "export PATH=/tmp:$PATH; git status", bash("export PATH=/tmp:$PATH", "git status")),
+  c("wrapper", "count=3; echo $count", bash("echo $count")),
+  c("wrapper", "command -v git", bash("command -v git")),
+
+  // D38: redirect targets and write-capable commands are edits.
+  c("redirect", "echo x > a.txt", edit("a.txt"), bash("echo x")),
+  c("redirect", "echo x >> a.txt", edit("a.txt"), bash("echo x")),
+  c("redirect", "echo x >| a.txt", edit("a.txt"), bash("echo x")),
+  c("redirect", "make &> log.txt", edit("log.txt"), bash("make")),
+  c("redirect", "make >& log.txt", edit("log.txt"), bash("make")),
+  c("redirect", "echo x | tee a.txt", edit("a.txt"), bash("echo x", "tee a.txt")),
+  c("redirect", "sed -i s/a/b/ a.txt", edit("a.txt"), bash("sed -i s/a/b/ a.txt")),
+  c("redirect", "cp a.txt b.txt", edit("b.txt"), bash("cp a.txt b.txt")),
+  c("redirect", "mv a.txt b.txt", edit("a.txt", "b.txt"), bash("mv a.txt b.txt")),
+  c("redirect", "dd if=/dev/zero of=out.bin count=1", edit("out.bin"), bash("dd if=/dev/zero of=out.bin count=1")),
+  c("redirect", "sort -o out.txt list.txt", edit("out.txt"), bash("sort -o out.txt list.txt")),
+  c("redirect", "echo x > /dev/null", bash("echo x")),
+  c("redirect", "npm test 2>&1", bash("npm test")),
+  c("redirect", "ls >&2", bash("ls")),
+  c("redirect", "cat > \"$VAR/x\"", bash("cat", U("cat > \"$VAR/x\""))),
+  c("redirect", "cargo check > ~/.zshrc", ext("/home/u/*"), edit("../home/u/.zshrc"), bash("cargo check")),
+  c("redirect", "cat <<'EOF' > ~/.bashrc\nx\nEOF", ext("/home/u/*"), edit("../home/u/.bashrc"), bash("cat")),
+  c("redirect", "while read l; do echo $l; done < list.txt", bash("read l", "echo $l")),
+  c("redirect", "mysql db < /tmp/dump.sql", ext("/tmp/*"), bash("mysql db")),
+
+  // D39: paths outside the workspace, whatever the command.
+  c("external", "head -1 /etc/hosts", ext("/etc/*"), bash("head -1 /etc/hosts")),
+  c("external", "ls /etc", ext("/etc/*"), bash("ls /etc")),
+  c("external", "tail ~/.bashrc", ext("/home/u/*"), bash("tail ~/.bashrc")),
+  c("external", "tee ~/x", ext("/home/u/*"), edit("../home/u/x"), bash("tee ~/x")),
+  c("external", "rm $HOME/x", ext("/home/u/*"), bash("rm $HOME/x")),
+  c("external", "cp a.txt ~/b", ext("/home/u/*"), edit("../home/u/b"), bash("cp a.txt ~/b")),
+  c("external", "cd /; ls", ext("/*"), bash("ls")),
+  c("external", "ls ./src", bash("ls ./src")),
+  c("external", "cat src/a.ts", bash("cat src/a.ts")),
+  c("external", "cat link/secret", ext("/outside/*"), bash("cat link/secret")),
+  c("external", "python /tmp/x.py", ext("/tmp/*"), bash("python /tmp/x.py")),
+  c("external", "curl -o /tmp/out https://example.com", ext("/tmp/*"), bash("curl -o /tmp/out https://example.com")),
+  c("external", "npm test -- --outDir=/tmp/o", ext("/tmp/*"), bash("npm test -- --outDir=/tmp/o")),
+  c("external", "git -C /etc status", ext("/etc/*"), bash("git status")),
+  c("external", "cat /ws/../etc/passwd", ext("/etc/*"), bash("cat /ws/../etc/passwd")),
+
+  // cd tracking: later relative paths resolve in the new directory.
+  c("cd", "cd src && cat ../../etc/passwd", ext("/etc/*"), bash("cat ../../etc/passwd")),
+  c("cd", "cd /tmp && rm x", ext("/tmp/*"), bash("rm x")),
+  c("cd", "cd sub; cd ..; cd ..; ls x", ext("/*"), bash("ls x")),
+  c("cd", "(cd /tmp); cat a.txt", ext("/tmp/*"), bash("cat a.txt")),
+  c("cd", "cd ~ && cat .bashrc", ext("/home/u/*"), bash("cat .bashrc")),
+  c("cd", "pushd /tmp && popd && cat a.txt", ext("/tmp/*"), bash("cat a.txt")),
+  c("cd", "cd $DIR && rm -rf *", bash("rm -rf *", U("cd $DIR && rm -rf *"))),
+  c("cd", "cd - && ls x", bash("ls x", U("cd - && ls x"))),
+  { category: "cd", command: "ls", cwd: "/tmp", asks: [ext("/tmp/*"), bash("ls")] },
+  { category: "cd", command: "cat ../a.txt", cwd: "sub", asks: [bash("cat ../a.txt")] },
+
+  // Parse failures: the whole text is asked, never allowed by a rule.
+  c("parse", "echo \"unterminated", bash("echo", U("echo \"unterminated"))),
+  c("parse", "rm a.txt; (", bash("rm a.txt", U("rm a.txt; ("))),
+  c("parse", "git status $(", bash("git status", U("git status $("))),
+  c("parse", "coproc x { ls; }", bash("coproc x { ls", "}", U("coproc x { ls; }")))
+]

@@ -1,0 +1,167 @@
+/**
+ * Field-failure tests D35–D39 as written in reference/field-failures.md: the combined decision
+ * (deny > ask > allow over every request) of a command under a given configuration.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { PermissionRules } from "@agent-tools/core"
+import type { Permission } from "@agent-tools/core"
+import * as Bash from "../../src/bash/index.ts"
+import { analysisLayer } from "./support.ts"
+
+const decide = (config: Record<string, unknown>, command: string) =>
+  Effect.gen(function*() {
+    const rules = yield* PermissionRules.fromConfig(config, { home: "/home/u" })
+    return yield* Bash.explain(command).pipe(Effect.provide(analysisLayer(rules)))
+  })
+
+const table = (name: string, config: Record<string, unknown>, cases: ReadonlyArray<readonly [string, Permission.Action]>) =>
+  describe(name, () => {
+    for (const [command, expected] of cases) {
+      it.effect(`${JSON.stringify(command)} → ${expected}`, () =>
+        Effect.gen(function*() {
+          const e = yield* decide(config, command)
+          assert.strictEqual(e.action, expected, Bash.format(e))
+        }))
+    }
+  })
+
+table("D35 compound commands", { bash: { "*": "ask", "git *": "allow", "rm *": "deny" } }, [
+  ["git status && rm -rf x", "deny"],
+  ["git status; rm x", "deny"],
+  ["git status || rm x", "deny"],
+  ["git log | rm x", "deny"],
+  ["git status\nrm x", "deny"],
+  ["(git status; rm x)", "deny"],
+  ["(cd sub; git status)", "allow"]
+])
+
+table("D36 substitutions", {
+  bash: { "*": "ask", "git *": "allow", "echo *": "allow", "npm --version": "allow" }
+}, [
+  ["git status $(touch m)", "ask"],
+  ["echo `rm x`", "ask"],
+  ["cat <(curl x)", "ask"],
+  ["{ rm x; }", "ask"],
+  ["for f in a; do rm $f; done", "ask"],
+  ["X=$(rm x) npm --version", "ask"],
+  ["$(printf rm) x", "ask"],
+  ["\"$CMD\" x", "ask"],
+  ["echo $((1+2))", "allow"],
+  ["echo '$(x)'", "allow"]
+])
+
+table("D36 substitutions with rm denied", {
+  bash: { "*": "ask", "git *": "allow", "echo *": "allow", "rm *": "deny" }
+}, [
+  ["echo `rm x`", "deny"],
+  ["echo \"$(rm -rf /)\"", "deny"],
+  ["{ rm x; }", "deny"],
+  ["for f in a; do rm $f; done", "deny"],
+  ["git status $(rm x)", "deny"]
+])
+
+table("D37 wrappers and spellings", {
+  bash: { "*": "ask", "git commit *": "deny", "rm *": "deny", "kill *": "ask" }
+}, [
+  ["CI=true git commit -m x", "deny"],
+  ["git -C . commit -m x", "deny"],
+  ["git -c a=b commit -m x", "deny"],
+  ["env rm x", "deny"],
+  ["/bin/rm x", "deny"],
+  ["\\rm x", "deny"],
+  ["'rm' x", "deny"],
+  ["timeout 5 rm x", "deny"],
+  ["nice -n 5 rm x", "deny"],
+  ["sudo rm x", "deny"],
+  ["xargs rm < f", "deny"],
+  ["find . -exec rm {} \\;", "deny"],
+  ["bash -c 'rm x'", "deny"],
+  ["sh -c \"rm x\"", "deny"],
+  ["git diff --", "ask"],
+  ["kill -9 1", "ask"]
+])
+
+table("D37 allow rules do not leak through wrappers", {
+  bash: { "*": "ask", "ls *": "allow", "git status *": "allow", "git log *": "allow" }
+}, [
+  ["ls -la", "allow"],
+  ["LD_PRELOAD=/tmp/x.so ls", "ask"],
+  ["sudo ls", "ask"],
+  ["/tmp/evil/ls", "ask"],
+  ["git -c core.pager=sh log", "ask"],
+  ["git -C /ws --no-pager log", "allow"],
+  ["timeout 5 ls", "allow"],
+  ["CI=1 git status", "allow"],
+  ["bash -c 'git status && ls'", "allow"]
+])
+
+table("D38 redirects and writing commands", {
+  bash: { "echo *": "allow", "sed *": "allow", "tee *": "allow" },
+  edit: "deny",
+  external_directory: "deny"
+}, [
+  ["echo x > a.txt", "deny"],
+  ["echo x >> a.txt", "deny"],
+  ["echo x >| a.txt", "deny"],
+  ["echo x &> a.txt", "deny"],
+  ["echo x | tee a.txt", "deny"],
+  ["sed -i s/a/b/ f", "deny"],
+  ["echo x > ~/y", "deny"],
+  ["echo x > /dev/null", "allow"],
+  ["echo x 2>&1", "allow"],
+  ["echo x >&2", "allow"],
+  ["echo x > \"$VAR/x\"", "ask"]
+])
+
+table("D39 outside paths with every command", {
+  bash: { "*": "allow" },
+  external_directory: "deny"
+}, [
+  ["head -1 /etc/hosts", "deny"],
+  ["ls /etc", "deny"],
+  ["tail ~/.bashrc", "deny"],
+  ["tee ~/x", "deny"],
+  ["rm $HOME/x", "deny"],
+  ["cp a ~/b", "deny"],
+  ["cd /; ls", "deny"],
+  ["cat link/secret", "deny"],
+  ["ls ./src", "allow"],
+  ["cat src/a.ts", "allow"]
+])
+
+table("Unanalysable commands are never allowed by a rule", { bash: { "*": "allow" } }, [
+  ["$CMD x", "ask"],
+  ["echo \"unterminated", "ask"],
+  ["cd $D && rm -rf *", "ask"],
+  ["git status", "allow"]
+])
+
+table("…but a deny still denies them", { bash: { "*": "deny" } }, [["$CMD x", "deny"]])
+
+describe("explain", () => {
+  it.effect("names the rule that decided each pattern", () =>
+    Effect.gen(function*() {
+      const e = yield* decide({ bash: { "*": "ask", "git *": "allow", "rm *": "deny" } }, "git status && rm -rf /tmp/x")
+      assert.strictEqual(e.action, "deny")
+      assert.deepStrictEqual(
+        e.requests.map((r) => [r.permission, r.decisions.map((d) => [d.pattern, d.action, d.rule?.pattern ?? null])]),
+        [
+          ["external_directory", [["/tmp/*", "ask", null]]],
+          ["bash", [["git status", "allow", "git *"], ["rm -rf /tmp/x", "deny", "rm *"]]]
+        ]
+      )
+      assert.strictEqual(
+        Bash.format(e),
+        [
+          "deny: git status && rm -rf /tmp/x",
+          "  command git status",
+          "  command rm -rf /tmp/x",
+          "  read /tmp/x (outside the workspace) ← /tmp/x in rm -rf /tmp/x",
+          "  ask external_directory \"/tmp/*\": no rule matched (default: ask)",
+          "  allow bash \"git status\": rule bash \"git *\" → allow (configured)",
+          "  deny bash \"rm -rf /tmp/x\": rule bash \"rm *\" → deny (configured)"
+        ].join("\n")
+      )
+    }))
+})

@@ -1,0 +1,231 @@
+/**
+ * The bash tool end to end: permissions asked in order (and nothing runs when one is refused),
+ * results and notes, truncation with the spill on disk, workdir, shell and environment.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Layer } from "effect"
+import { Events, Permission, SpillStorage, Tool, Truncate, Workspace } from "@agent-tools/core"
+import { FakeSpawner } from "@agent-tools/testing"
+import * as Bash from "../../src/bash/index.ts"
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-tool-")))
+const root = join(base, "ws")
+const spillDir = join(base, "spill")
+mkdirSync(join(root, "sub"), { recursive: true })
+
+interface Setup {
+  readonly rules?: Permission.Ruleset
+  readonly unattended?: "wait" | "reject" | "allow"
+  readonly config?: Partial<Bash.ConfigOptions>
+  readonly env?: Record<string, string>
+}
+
+const ALLOW_ALL: Permission.Ruleset = [{ permission: "*", pattern: "*", action: "allow" }]
+
+const layerWith = (setup: Setup = {}) =>
+  Layer.mergeAll(
+    Workspace.layer({ root }),
+    Permission.layer({ rules: setup.rules ?? ALLOW_ALL, unattended: setup.unattended ?? "reject" }),
+    Truncate.layer(),
+    Bash.parserLayer,
+    Bash.configLayer({ home: base, ...setup.config }),
+    ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash", ...setup.env }))
+  ).pipe(
+    Layer.provideMerge(SpillStorage.layer({ dir: spillDir })),
+    Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Events.layerNoop))
+  )
+
+const args = (command: string, more: Partial<Bash.Parameters> = {}) => ({ command, description: "test command", ...more })
+
+/** Builds the tool and calls it once with a context that records asks and live metadata. */
+const call = (input: Record<string, unknown>, options: { readonly abort?: AbortSignal } = {}) =>
+  Effect.gen(function*() {
+    const tool = yield* Tool.build(Bash.BashTool)
+    const asked: Array<Tool.AskInput> = []
+    const live: Array<Tool.Metadata> = []
+    const ctx = yield* Tool.makeContext({ sessionID: "s", abort: options.abort, metadata: (u) => Effect.sync(() => void live.push(u.metadata ?? {})) })
+    const result = yield* tool.execute(input, { ...ctx, ask: (i) => Effect.andThen(Effect.sync(() => asked.push(i)), ctx.ask(i)) })
+    return { result, asked, live }
+  })
+
+const live = (name: string, setup: Setup, body: () => Effect.Effect<void, unknown, any>) =>
+  it.live(name, () => body().pipe(Effect.provide(layerWith(setup))), 30_000)
+
+describe("bash tool: permissions", () => {
+  live("asks external_directory, edit and bash in that order, then runs", {}, () =>
+    Effect.gen(function*() {
+      const { asked, result } = yield* call(args("cat /etc/hostname > out.txt && echo done"))
+      assert.deepStrictEqual(asked.map((a) => [a.permission, a.patterns, a.always]), [
+        ["external_directory", ["/etc/*"], ["/etc/*"]],
+        ["edit", ["out.txt"], ["out.txt"]],
+        ["bash", ["cat /etc/hostname", "echo done"], ["cat *", "echo *"]]
+      ])
+      assert.strictEqual(result.output, "done\n")
+      assert.isTrue(existsSync(join(root, "out.txt")))
+    }))
+
+  live("a denied pattern stops the call before anything runs", {
+    rules: [...ALLOW_ALL, { permission: "bash", pattern: "rm *", action: "deny" }]
+  }, () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(call(args("touch created.txt; rm -rf sub")))
+      assert.strictEqual(error._tag, "PermissionDeniedError")
+      assert.isFalse(existsSync(join(root, "created.txt")))
+      assert.isTrue(existsSync(join(root, "sub")))
+    }))
+
+  live("an unanalysable command is asked even when every rule allows", {}, () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(call(args("$(echo touch) forced.txt")))
+      assert.strictEqual(error._tag, "PermissionRejectedError")
+      assert.deepStrictEqual((error as Permission.PermissionRejectedError).patterns, [
+        "echo touch",
+        "$(echo touch) forced.txt",
+        "[unanalysed] $(echo touch) forced.txt"
+      ])
+      assert.isFalse(existsSync(join(root, "forced.txt")))
+    }))
+
+  live("…and runs once the user approves it", { unattended: "allow" }, () =>
+    Effect.gen(function*() {
+      const { result } = yield* call(args("cmd=echo; $cmd approved"))
+      assert.strictEqual(result.output, "approved\n")
+    }))
+
+  live("explain returns the requests without running", {}, () =>
+    Effect.gen(function*() {
+      const tool = yield* Tool.build(Bash.BashTool)
+      const ctx = yield* Tool.makeContext({ sessionID: "s" })
+      const requests = yield* tool.explain!(args("touch never.txt", { workdir: "sub" }), ctx)
+      assert.deepStrictEqual(requests.map((r) => [r.permission, r.patterns]), [["edit", ["sub/never.txt"]], ["bash", ["touch never.txt"]]])
+      assert.isFalse(existsSync(join(root, "sub", "never.txt")))
+    }))
+})
+
+describe("bash tool: results", () => {
+  live("returns the output, exit code and title; a non-zero exit is a result", {}, () =>
+    Effect.gen(function*() {
+      const ok = yield* call(args("echo hi"))
+      assert.strictEqual(ok.result.title, "test command")
+      assert.strictEqual(ok.result.output, "hi\n")
+      assert.deepStrictEqual([ok.result.metadata.exit, ok.result.metadata.reason, ok.result.metadata.truncated], [0, "exit", false])
+      const failed = yield* call(args("exit 3"))
+      assert.strictEqual(failed.result.output, "(no output)\n\n<bash_metadata>\nExit code 3.\n</bash_metadata>")
+      assert.strictEqual(failed.result.metadata.exit, 3)
+    }))
+
+  live("a timeout keeps the output and says so", {}, () =>
+    Effect.gen(function*() {
+      const { result } = yield* call(args("echo PROGRESS-MARK; sleep 30", { timeout: 1_000 }))
+      assert.match(result.output, /^PROGRESS-MARK\n\n<bash_metadata>\nCommand timed out after 1000 ms/)
+      assert.deepStrictEqual([result.metadata.reason, result.metadata.exit, result.metadata.timeout], ["timeout", null, 1_000])
+    }))
+
+  live("a timeout above the maximum is clamped, and the result says so", { config: { maxTimeout: 1_000 } }, () =>
+    Effect.gen(function*() {
+      const { result } = yield* call(args("echo quick", { timeout: 999_999 }))
+      assert.strictEqual(result.metadata.timeout, 1_000)
+      assert.strictEqual(result.metadata.requestedTimeout, 999_999)
+      assert.include(result.output, "The requested timeout of 999999 ms exceeds the maximum; 1000 ms was used.")
+    }))
+
+  live("aborting keeps the output and says so", {}, () =>
+    Effect.gen(function*() {
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 300)
+      const { result } = yield* call(args("echo before; sleep 30"), { abort: controller.signal })
+      assert.strictEqual(result.metadata.reason, "aborted")
+      assert.match(result.output, /^before\n\n<bash_metadata>\nCommand aborted by the user/)
+    }))
+
+  live("a large output is cut head+tail; the full output is on disk, byte for byte", {}, () =>
+    Effect.gen(function*() {
+      const { result, live: updates } = yield* call(args("seq 1 200000"))
+      assert.isTrue(result.metadata.truncated)
+      const path = result.metadata.outputPath as string
+      assert.isTrue(path.startsWith(spillDir))
+      assert.strictEqual(readFileSync(path, "utf8"), Array.from({ length: 200000 }, (_, i) => `${i + 1}\n`).join(""))
+      const lines = result.output.split("\n")
+      assert.include(lines, "1")
+      assert.include(lines, "200000")
+      assert.include(result.output, path)
+      assert.isAtMost((result.metadata.output as string).length, 30_002)
+      for (const u of updates) assert.isAtMost((u.output as string).length, 30_002)
+      // The spill is readable without an outside-directory prompt (A3), never writable.
+      const read = yield* call(args(`head -3 ${path}`))
+      assert.deepStrictEqual(read.asked.map((a) => a.permission), ["bash"])
+      assert.strictEqual(read.result.output, "1\n2\n3\n")
+      const write = yield* call(args(`echo x >> ${path}`))
+      assert.deepStrictEqual(write.asked.map((a) => [a.permission, a.patterns]), [
+        ["external_directory", [`${spillDir}/*`]],
+        ["edit", [`../spill/${path.slice(spillDir.length + 1)}`]],
+        ["bash", ["echo x"]]
+      ])
+    }))
+
+  live("runs in workdir; a missing workdir is an error naming it", {}, () =>
+    Effect.gen(function*() {
+      const { result } = yield* call(args("pwd", { workdir: "sub" }))
+      assert.strictEqual(result.output, `${join(root, "sub")}\n`)
+      const error = yield* Effect.flip(call(args("pwd", { workdir: "nope" })))
+      assert.strictEqual(error.message, `workdir nope does not exist (${join(root, "nope")})`)
+    }))
+
+  live("SHELL=fish is not used: the command still runs in bash (E48)", { env: { SHELL: "/usr/bin/fish" } }, () =>
+    Effect.gen(function*() {
+      const { result } = yield* call(args("[[ 1 -eq 1 ]] && echo ok"))
+      assert.strictEqual(result.output, "ok\n")
+      assert.strictEqual(result.metadata.shell, "bash")
+    }))
+
+  live("rejects bad arguments naming the field", {}, () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(call({ command: "ls", timeout: -5, description: "x" }))
+      assert.strictEqual(error._tag, "InvalidArgumentsError")
+      assert.match(error.message, /- timeout: /)
+    }))
+})
+
+describe("bash tool: what it runs", () => {
+  const fake = Layer.mergeAll(
+    Workspace.layer({ root }),
+    Permission.layer({ rules: ALLOW_ALL }),
+    Truncate.layer(),
+    Bash.parserLayer,
+    Bash.configLayer({ home: base, env: { EXTRA: "1" } }),
+    ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash" }))
+  ).pipe(
+    Layer.provideMerge(SpillStorage.layerMemory()),
+    Layer.provideMerge(Layer.mergeAll(
+      FakeSpawner.layer(() => ({ stdout: "fake\n" })),
+      NodeFileSystem.layer,
+      NodePath.layer,
+      Events.layerNoop
+    ))
+  )
+
+  it.live("passes the command unchanged to the shell, with the non-interactive environment (E48)", () =>
+    Effect.gen(function*() {
+      const { result } = yield* call(args("git log | head -3", { workdir: "sub" }))
+      assert.strictEqual(result.output, "fake\n")
+      const [spawned] = yield* FakeSpawner.spawned
+      assert.strictEqual(spawned!.command, "git log | head -3")
+      assert.strictEqual(spawned!.shell, "/bin/bash")
+      assert.strictEqual(spawned!.cwd, join(root, "sub"))
+      assert.deepStrictEqual(spawned!.env, { ...Bash.NON_INTERACTIVE_ENV, EXTRA: "1" })
+    }).pipe(Effect.provide(fake)))
+
+  it.effect("describes itself with the parameters opencode uses", () =>
+    Effect.gen(function*() {
+      const tool = yield* Tool.build(Bash.BashTool)
+      assert.deepStrictEqual(Object.keys((tool.jsonSchema as { properties: object }).properties), ["command", "timeout", "workdir", "description"])
+      assert.deepStrictEqual((tool.jsonSchema as { required: Array<string> }).required, ["command", "description"])
+      assert.include(tool.description, `All commands run in ${root} by default`)
+      assert.include(tool.description, "commands time out after 120000ms")
+      assert.isTrue(tool.annotations.destructive)
+    }).pipe(Effect.provide(fake)))
+})
