@@ -84,6 +84,12 @@ export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metad
   /** `false`: never truncate this tool's output; options: the tool's own defaults (e.g. bash tails). */
   readonly truncation?: false | Truncate.Options | undefined
   readonly annotations?: Annotations | undefined
+  /**
+   * The permission requests a call would make, without running it (`agent-tools explain`). Tools
+   * whose asks depend on analysis (bash: every sub-command) provide it; without it a front end
+   * derives the requests from the arguments.
+   */
+  readonly explain?: ((args: z.output<P>, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
 }
 
 export interface Definition<Id extends string = string, P extends z.ZodType = z.ZodType, R = never> {
@@ -106,6 +112,8 @@ export interface Built {
   readonly run: (args: unknown, ctx: Context) => Effect.Effect<Result, ExecuteError>
   /** validate → run → truncate: the whole call. */
   readonly execute: (args: unknown, ctx: Context) => Effect.Effect<Result, CallError>
+  /** The tool's own `explain` (on validated arguments), when it has one. */
+  readonly explain?: ((args: unknown, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
 }
 
 /**
@@ -180,6 +188,7 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
     )
   }
   const run = (args: unknown, ctx: Context) => def.execute(args as z.output<P>, ctx)
+  const ownExplain = def.explain
   const built: Built = {
     id,
     description: def.description,
@@ -189,6 +198,7 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
     truncation: def.truncation,
     validate,
     run,
+    explain: ownExplain === undefined ? undefined : (args, ctx) => ownExplain(args as z.output<P>, ctx),
     execute: (args, ctx) =>
       validate(args).pipe(
         Effect.flatMap((valid) => run(valid, ctx)),

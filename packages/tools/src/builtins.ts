@@ -1,0 +1,42 @@
+/**
+ * The built-in tool definitions, in the order they are offered to the model
+ * (the order of DESIGN.md's contract). A runtime builds
+ * them all with `ToolRegistry.layer(builtins, options)`.
+ */
+import type { Tool } from "@agent-tools/core"
+import { BashTool } from "./bash/tool.ts"
+import { EditTool } from "./file/edit.ts"
+import { MultiEditTool } from "./file/multiedit.ts"
+import { ReadTool } from "./file/read.ts"
+import { WriteTool } from "./file/write.ts"
+import { ApplyPatchTool } from "./patch/tool.ts"
+import { GlobTool } from "./search/glob.ts"
+import { GrepTool } from "./search/grep.ts"
+import { ListTool } from "./search/list.ts"
+
+type RequirementsOf<T> = T extends Tool.Definition<string, any, infer R> ? R : never
+
+/** The services the built-in tools need, beyond the registry's own. */
+export type Requirements = RequirementsOf<
+  | typeof BashTool
+  | typeof ReadTool
+  | typeof GlobTool
+  | typeof GrepTool
+  | typeof ListTool
+  | typeof EditTool
+  | typeof MultiEditTool
+  | typeof WriteTool
+  | typeof ApplyPatchTool
+>
+
+export const builtins: ReadonlyArray<Tool.Definition<string, any, Requirements>> = [
+  ReadTool,
+  WriteTool,
+  EditTool,
+  MultiEditTool,
+  ApplyPatchTool,
+  GrepTool,
+  GlobTool,
+  ListTool,
+  BashTool
+]
