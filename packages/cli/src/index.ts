@@ -1,1 +1,10 @@
-export {}
+export * as Call from "./Call.ts"
+export * as Cli from "./Cli.ts"
+export * as Commands from "./Commands.ts"
+export * as Exit from "./Exit.ts"
+export * as Flags from "./Flags.ts"
+export * as Input from "./Input.ts"
+export * as Output from "./Output.ts"
+export * as Prompt from "./Prompt.ts"
+export { cli, main } from "./Cli.ts"
+export { VERSION } from "./Version.ts"

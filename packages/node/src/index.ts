@@ -1,1 +1,6 @@
-export {}
+export * as AgentConfig from "./AgentConfig.ts"
+export * as DataDir from "./DataDir.ts"
+export * as Defaults from "./Defaults.ts"
+export * as Explain from "./Explain.ts"
+export * as NodeAgentTools from "./NodeLayer.ts"
+export { layer, layerWithoutPlatform, NodeSettings } from "./NodeLayer.ts"

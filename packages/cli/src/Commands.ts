@@ -1,0 +1,116 @@
+/**
+ * `agent-tools tools`, `explain` and `spill list|cleanup`.
+ */
+import { Effect, Option } from "effect"
+import { Argument, Command } from "effect/cli"
+import { SpillStorage, type Tool, ToolRegistry } from "@agent-tools/core"
+import { Explain, NodeAgentTools } from "@agent-tools/node"
+import * as Exit from "./Exit.ts"
+import * as Flags from "./Flags.ts"
+import * as Input from "./Input.ts"
+import * as Output from "./Output.ts"
+
+// ---------------------------------------------------------------------------------------------
+// tools
+
+/** What `tools --json` prints for each tool. */
+export const toolJson = (tool: Tool.Built) => ({
+  name: tool.id,
+  description: tool.description,
+  inputSchema: tool.jsonSchema,
+  annotations: tool.annotations
+})
+
+/** `read(filePath, offset?, limit?)` from the tool's JSON Schema. */
+export const signature = (tool: Tool.Built): string => {
+  const properties = (tool.jsonSchema.properties ?? {}) as Record<string, unknown>
+  const required = new Set((tool.jsonSchema.required ?? []) as ReadonlyArray<string>)
+  return `${tool.id}(${Object.keys(properties).map((k) => required.has(k) ? k : `${k}?`).join(", ")})`
+}
+
+const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
+
+export const tools = Command.make(
+  "tools",
+  {
+    cwd: Flags.cwd,
+    config: Flags.config,
+    json: Flags.json("Print [{name, description, inputSchema, annotations}] as JSON")
+  },
+  Effect.fn("Cli.tools")(function*(flags) {
+    const list = yield* Effect.gen(function*() {
+      const registry = yield* ToolRegistry.ToolRegistry
+      return yield* registry.tools()
+    }).pipe(Effect.provide(Flags.agentLayer(flags)), Effect.mapError(Exit.classify))
+    if (flags.json) return yield* Output.line(JSON.stringify(list.map(toolJson), null, 2))
+    if (list.length === 0) return yield* Output.line("No tools are available.")
+    for (const tool of list) yield* Output.line(`${signature(tool)}\n    ${firstLine(tool.description)}`)
+  })
+).pipe(Command.withDescription("List the tools of the workspace, with their descriptions and JSON Schemas (--json)"))
+
+// ---------------------------------------------------------------------------------------------
+// explain
+
+export const explain = Command.make(
+  "explain",
+  {
+    tool: Argument.String("tool").pipe(Argument.withDescription("The tool, e.g. bash")),
+    input: Argument.String("json").pipe(Argument.withDescription("The call's arguments as a JSON object, or - for stdin")),
+    cwd: Flags.cwd,
+    config: Flags.config,
+    json: Flags.json("Print {tool, action, source, decisions: [{permission, pattern, action, rule, source, reason}]}")
+  },
+  Effect.fn("Cli.explain")(function*(flags) {
+    const args = yield* Input.parseArguments(Option.some(flags.input))
+    const report = yield* Explain.explain(flags.tool, args, { sessionID: "cli" }).pipe(
+      Effect.provide(Flags.agentLayer(flags, { unattended: "reject" })),
+      Effect.mapError(Exit.classify)
+    )
+    yield* Output.line(flags.json ? JSON.stringify(report, null, 2) : Explain.render(report))
+  })
+).pipe(
+  Command.withDescription(
+    "Show the permission decisions a call would need (each permission, pattern, decision and the rule " +
+      "that decided), without running it"
+  ),
+  Command.withExamples([{
+    command: `agent-tools explain bash '{"command":"git status && rm -rf build","description":"clean"}'`,
+    description: "Which rule decides each command"
+  }])
+)
+
+// ---------------------------------------------------------------------------------------------
+// spill
+
+const withSpill = <A, E>(flags: Flags.Workspace, f: (spill: SpillStorage.SpillStorage["Service"], dir: string) => Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    const settings = yield* Flags.settings(flags)
+    return yield* SpillStorage.SpillStorage.use((spill) => f(spill, settings.spillDir)).pipe(
+      Effect.provide(NodeAgentTools.spillLayer(settings))
+    )
+  }).pipe(Effect.mapError(Exit.classify))
+
+const spillList = Command.make(
+  "list",
+  { cwd: Flags.cwd, config: Flags.config, json: Flags.json("Print [{path, size, mtime}] as JSON") },
+  Effect.fn("Cli.spillList")(function*(flags) {
+    const { entries, dir } = yield* withSpill(flags, (spill, dir) => Effect.map(spill.list, (entries) => ({ entries, dir })))
+    if (flags.json) return yield* Output.line(JSON.stringify(entries, null, 2))
+    if (entries.length === 0) return yield* Output.line(`No spilled outputs in ${dir}`)
+    for (const e of entries) yield* Output.line(`${e.path}\t${e.size} bytes\t${new Date(e.mtime).toISOString()}`)
+  })
+).pipe(Command.withDescription("List the full outputs kept for truncated tool calls"))
+
+const spillCleanup = Command.make(
+  "cleanup",
+  { cwd: Flags.cwd, config: Flags.config, json: Flags.json("Print {deleted} as JSON") },
+  Effect.fn("Cli.spillCleanup")(function*(flags) {
+    const deleted = yield* withSpill(flags, (spill) => spill.cleanup)
+    yield* Output.line(flags.json ? JSON.stringify({ deleted }) : `Deleted ${deleted} spilled output(s) past retention`)
+  })
+).pipe(Command.withDescription("Delete spilled outputs older than the retention (spill.retentionDays, default 7)"))
+
+export const spill = Command.make("spill").pipe(
+  Command.withDescription("The spill store: full outputs of truncated tool calls (in spill.dir, default: the user's data directory)"),
+  Command.withSubcommands([spillList, spillCleanup])
+)

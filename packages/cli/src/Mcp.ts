@@ -1,0 +1,31 @@
+/**
+ * `agent-tools mcp`: the workspace's tools as an MCP server on stdio (see `@agent-tools/mcp`).
+ * stdout carries only protocol messages; logs and diagnostics go to stderr.
+ */
+import { Effect } from "effect"
+import { Command } from "effect/cli"
+import * as Exit from "./Exit.ts"
+import * as Flags from "./Flags.ts"
+import { VERSION } from "./Version.ts"
+
+export const command = Command.make(
+  "mcp",
+  {
+    cwd: Flags.cwd,
+    config: Flags.config,
+    yes: Flags.yes("When the client cannot show permission prompts (no elicitation), approve asks instead of rejecting them")
+  },
+  Effect.fn("Cli.mcp")(function*(flags) {
+    // Loaded on demand: the MCP SDK is only needed by this command.
+    const { McpServer } = yield* Effect.promise(() => import("@agent-tools/mcp"))
+    // The server answers asks itself (elicitation, else --yes): Permission must wait for its replies.
+    yield* McpServer.serveStdioWith(Flags.agentLayer(flags, { unattended: "wait" }), { yes: flags.yes, version: VERSION }).pipe(
+      Effect.mapError(Exit.classify)
+    )
+  })
+).pipe(
+  Command.withDescription(
+    "Serve the workspace's tools over MCP on stdio until the client closes stdin. Permission asks go " +
+      "to the client as elicitations when it supports them, else follow the config and --yes."
+  )
+)

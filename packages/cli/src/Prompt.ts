@@ -1,0 +1,133 @@
+/**
+ * Permission asks answered at the terminal: the request is shown on stderr (permission, patterns,
+ * the command, the diff of an edit, the real path of an outside directory) and a line is read
+ * through Effect's Terminal: once, always or reject.
+ */
+import { Effect, Fiber, Semaphore, Stdio, Terminal } from "effect"
+import { Permission, type Tool } from "@agent-tools/core"
+import * as Output from "./Output.ts"
+
+/** `o`/`once`/`y`/`yes`, `a`/`always`, `r`/`reject`/`n`/`no`; an empty line rejects. */
+export const parseAnswer = (line: string): Permission.Reply | undefined => {
+  switch (line.trim().toLowerCase()) {
+    case "o":
+    case "once":
+    case "y":
+    case "yes":
+      return "once"
+    case "a":
+    case "always":
+      return "always"
+    case "":
+    case "r":
+    case "reject":
+    case "n":
+    case "no":
+      return "reject"
+    default:
+      return undefined
+  }
+}
+
+const MAX_DETAIL = 8000
+const clip = (text: string) =>
+  text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL)}\n… (${text.length - MAX_DETAIL} more characters)`
+
+const indent = (text: string) => text.split("\n").map((l) => `    ${l}`).join("\n")
+
+/** The request as the user sees it. */
+export const render = (request: Pick<Permission.Request, "permission" | "patterns" | "always" | "metadata">): string => {
+  const meta = request.metadata ?? {}
+  const text = (key: string) => typeof meta[key] === "string" ? meta[key] as string : undefined
+  const lines = [`Permission needed: ${request.permission}`]
+  for (const pattern of request.patterns) lines.push(`  pattern: ${pattern}`)
+  const command = text("command")
+  if (command !== undefined) lines.push(`  command: ${command}`)
+  const description = text("description")
+  if (description !== undefined) lines.push(`  description: ${description}`)
+  if (request.permission === "external_directory") {
+    const real = text("filepath")
+    if (real !== undefined) lines.push(`  outside the workspace: ${real}`)
+    const requested = text("requested")
+    if (requested !== undefined) lines.push(`  (requested as ${requested})`)
+    const access = text("access")
+    if (access !== undefined) lines.push(`  access: ${access}`)
+  } else {
+    const file = text("filepath") ?? text("filePath")
+    if (file !== undefined) lines.push(`  file: ${file}`)
+  }
+  const diff = text("diff")
+  if (diff !== undefined && diff.trim() !== "") lines.push("  diff:", indent(clip(diff.trimEnd())))
+  const always = request.always ?? request.patterns
+  lines.push(`  "always" allows for the rest of this call: ${always.join(", ")}`)
+  return lines.join("\n")
+}
+
+const QUESTION = "Allow? [o]nce, [a]lways, [r]eject (default: reject): "
+
+/** Shows the request and reads the answer; end of input rejects. */
+export const promptReply = Effect.fn("Cli.promptReply")(function*(request: Permission.Request) {
+  const terminal = yield* Terminal.Terminal
+  yield* Output.stderr(`\n${render(request)}\n${QUESTION}`)
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const line = yield* terminal.readLine.pipe(Effect.orElseSucceed(() => undefined))
+    if (line === undefined) {
+      yield* Output.stderr("\n(end of input: rejected)\n")
+      return "reject" as const
+    }
+    const reply = parseAnswer(line)
+    if (reply !== undefined) return reply
+    yield* Output.stderr(`Please answer o (once), a (always) or r (reject): `)
+  }
+  return "reject" as const
+})
+
+/**
+ * Wraps a context's `ask` so that a request the rules leave at `ask` is put to the user: the real
+ * `Permission.ask` runs (so replies, `always` approvals and events behave as everywhere else) and
+ * the prompt answers its pending request. Requests the rules decide never prompt. Concurrent asks
+ * of one call (batch) are claimed one each and prompted one at a time.
+ */
+export const interactive = Effect.fnUntraced(function*(
+  context: Tool.Context
+): Effect.fn.Return<Tool.Context, never, Permission.Permission | Terminal.Terminal | Stdio.Stdio> {
+  const permission = yield* Permission.Permission
+  const services = yield* Effect.context<Terminal.Terminal | Stdio.Stdio>()
+  const claimed = new Set<string>()
+  const terminal = Semaphore.makeUnsafe(1)
+
+  const isPending = (id: string) => Effect.map(permission.pending, (all) => all.some((r) => r.id === id))
+
+  // The forked ask registers its request within a few scheduler turns; stop if it already ended.
+  const claim = (fiber: Fiber.Fiber<void, unknown>) =>
+    Effect.gen(function*() {
+      for (let turn = 0;; turn++) {
+        const request = (yield* permission.pending).find((r) => r.tool?.callID === context.callID && !claimed.has(r.id))
+        if (request !== undefined) {
+          claimed.add(request.id)
+          return request
+        }
+        if (fiber.pollUnsafe() !== undefined) return undefined
+        yield* turn < 100 ? Effect.yieldNow : Effect.sleep("5 millis")
+      }
+    })
+
+  const answer = (request: Permission.Request) =>
+    Effect.gen(function*() {
+      // An `always` or a reject of an earlier prompt may have settled this request meanwhile.
+      if (!(yield* isPending(request.id))) return
+      const reply = yield* promptReply(request).pipe(Effect.provideContext(services))
+      yield* permission.reply({ requestID: request.id, reply })
+    }).pipe(terminal.withPermit)
+
+  const ask: Tool.Context["ask"] = (input) =>
+    Effect.gen(function*() {
+      const explanation = yield* permission.explain({ ...input, sessionID: context.sessionID })
+      if (explanation.action !== "ask") return yield* context.ask(input)
+      const fiber = yield* Effect.forkChild(context.ask(input))
+      const request = yield* claim(fiber)
+      if (request !== undefined) yield* answer(request)
+      return yield* Fiber.join(fiber)
+    })
+  return { ...context, ask } satisfies Tool.Context
+})

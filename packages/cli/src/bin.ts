@@ -1,0 +1,26 @@
+/**
+ * The `agent-tools` executable: runs `main` on Node and exits with its code.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Cause, Effect, Exit } from "effect"
+import { main } from "./Cli.ts"
+
+main(process.argv.slice(2)).pipe(
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    teardown: (exit, onExit) => {
+      const code = Exit.isSuccess(exit)
+        ? (typeof exit.value === "number" ? exit.value : 0)
+        : Cause.hasInterruptsOnly(exit.cause)
+        ? 130
+        : 1
+      // Exit once stdout and stderr have drained (process.exit could cut a piped output short);
+      // the unref'd timer only fires if something else kept the process alive.
+      process.exitCode = code
+      setTimeout(() => process.exit(code), 2000).unref()
+      onExit(code === 130 ? 130 : 0)
+    }
+  })
+)

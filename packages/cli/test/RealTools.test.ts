@@ -1,0 +1,92 @@
+/**
+ * The CLI with the real bash, read and edit tools: live bash output, the edit prompt with its
+ * diff, and the real path of an outside directory.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { NodeServices } from "@effect/platform-node"
+import { Effect, FileSystem, Path } from "effect"
+import { Bash, BashTool, EditTool, ReadTool } from "@agent-tools/tools"
+import { run, workspace } from "./harness.ts"
+
+const tools = [BashTool, ReadTool, EditTool]
+
+const live = <A, E>(name: string, body: () => Effect.Effect<A, E, any>) =>
+  it.live(name, () => body().pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>, 30_000)
+
+describe("agent-tools with the real tools", () => {
+  live("bash: live output on stderr while it runs, the result on stdout", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace()
+      const args = { command: "echo first; sleep 0.5; echo second", description: "two lines" }
+      const r = yield* run(["call", "bash", JSON.stringify(args), "--yes", "--cwd", ws.dir], {
+        tools,
+        // A preview per chunk: "first" is shown while the command still sleeps.
+        layer: Bash.configLayer({ previewInterval: 0 })
+      })
+      assert.strictEqual(r.code, 0)
+      assert.include(r.stdout, "first\nsecond")
+      assert.isTrue(r.stderr.startsWith("first\n"), r.stderr)
+      assert.strictEqual(r.stderr.split("first").length, 2, "each line is streamed once")
+    }))
+
+  live("bash: a failing command exits 1 only if the tool fails; the exit code is in the output", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace()
+      const r = yield* run(["call", "bash", JSON.stringify({ command: "echo nope >&2; exit 3", description: "fail" }), "--yes", "--json", "--cwd", ws.dir], { tools })
+      const result = JSON.parse(r.stdout) as { output: string; metadata: Record<string, unknown> }
+      assert.strictEqual(r.code, 0)
+      assert.include(result.output, "nope")
+    }))
+
+  live("edit on a TTY: the prompt shows the diff; once applies the edit", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace({ files: { "src/a.ts": "const a = 1\n" } })
+      const args = { filePath: "src/a.ts", oldString: "const a = 1", newString: "const a = 2" }
+      const r = yield* run(["call", "edit", JSON.stringify(args), "--cwd", ws.dir], { tools, tty: true, answers: ["o"] })
+      assert.strictEqual(r.code, 0, r.stderr)
+      assert.include(r.stderr, "Permission needed: edit\n  pattern: src/a.ts")
+      assert.include(r.stderr, "-const a = 1")
+      assert.include(r.stderr, "+const a = 2")
+      const fs = yield* FileSystem.FileSystem
+      assert.strictEqual(yield* fs.readFileString(`${ws.dir}/src/a.ts`), "const a = 2\n")
+    }))
+
+  live("edit without a TTY is rejected (exit 3) and the file is untouched", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace({ files: { "a.txt": "old\n" } })
+      const args = { filePath: "a.txt", oldString: "old", newString: "new" }
+      const r = yield* run(["call", "edit", JSON.stringify(args), "--cwd", ws.dir], { tools })
+      assert.strictEqual(r.code, 3)
+      const fs = yield* FileSystem.FileSystem
+      assert.strictEqual(yield* fs.readFileString(`${ws.dir}/a.txt`), "old\n")
+    }))
+
+  live("read through a symlink out of the workspace: the prompt names the real path", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const outside = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-outside-" }))
+      yield* fs.writeFileString(path.join(outside, "secret.txt"), "outside text\n")
+      const ws = yield* workspace()
+      yield* fs.symlink(outside, path.join(ws.dir, "link"))
+      const r = yield* run(["call", "read", JSON.stringify({ filePath: "link/secret.txt" }), "--cwd", ws.dir], {
+        tools,
+        tty: true,
+        answers: ["r"]
+      })
+      assert.strictEqual(r.code, 3)
+      assert.include(r.stderr, "Permission needed: external_directory")
+      assert.include(r.stderr, `outside the workspace: ${outside}/secret.txt`)
+    }))
+
+  live("explain bash: one decision per sub-command", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace({ config: { permission: { bash: { "git status": "allow", "rm *": "deny" } } } })
+      const r = yield* run(["explain", "bash", JSON.stringify({ command: "git status && rm -rf build", description: "x" }), "--json", "--cwd", ws.dir], { tools })
+      assert.strictEqual(r.code, 0, r.stderr)
+      const report = JSON.parse(r.stdout) as { action: string; source: string; decisions: Array<{ pattern: string; action: string }> }
+      assert.strictEqual(report.action, "deny")
+      assert.strictEqual(report.source, "tool")
+      assert.deepStrictEqual(report.decisions.map((d) => `${d.action} ${d.pattern}`), ["allow git status", "deny rm -rf build"])
+    }))
+})

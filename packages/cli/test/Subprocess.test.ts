@@ -1,0 +1,82 @@
+/**
+ * The real executable: `bin/agent-tools.js` on Node 22 as a child process, in temp workspaces.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { NodeServices } from "@effect/platform-node"
+import { Effect } from "effect"
+import { VERSION } from "@agent-tools/cli"
+import { spawnCli, spawnMcp, workspace } from "./harness.ts"
+
+const live = <A, E>(name: string, body: () => Effect.Effect<A, E, any>) =>
+  it.live(name, () => body().pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>, 60_000)
+
+describe("agent-tools (subprocess)", () => {
+  live("--help and --version exit 0", () =>
+    Effect.gen(function*() {
+      const help = yield* spawnCli(["--help"])
+      assert.strictEqual(help.code, 0)
+      assert.include(help.stdout, "SUBCOMMANDS")
+      const version = yield* spawnCli(["--version"])
+      assert.deepStrictEqual(version, { code: 0, stdout: `agent-tools v${VERSION}\n`, stderr: "" })
+    }))
+
+  live("call: --json shape, stdin, and the exit codes 1, 2, 3", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace()
+      const ok = yield* spawnCli(["call", "echo", `{"text":"hi"}`, "--json"], { cwd: ws.dir })
+      assert.strictEqual(ok.code, 0)
+      assert.deepStrictEqual(JSON.parse(ok.stdout), { title: "echo", output: "hi", metadata: { length: 2, truncated: false } })
+      const stdin = yield* spawnCli(["call", "echo", "-", "--cwd", ws.dir], { stdin: `{"text":"piped"}` })
+      assert.deepStrictEqual(stdin, { code: 0, stdout: "piped\n", stderr: "" })
+      const failed = yield* spawnCli(["call", "fail", "--cwd", ws.dir])
+      assert.strictEqual(failed.code, 1)
+      assert.include(failed.stderr, "boom")
+      const usage = yield* spawnCli(["call", "echo", "not json", "--cwd", ws.dir])
+      assert.strictEqual(usage.code, 2)
+      assert.include(usage.stderr, "Invalid JSON")
+      // A pipe is not a TTY: the ask is rejected unless --yes.
+      const rejected = yield* spawnCli(["call", "touch", `{"file":"a"}`, "--cwd", ws.dir])
+      assert.strictEqual(rejected.code, 3)
+      assert.include(rejected.stderr, "Pass --yes")
+    }))
+
+  live("a custom tool that fails to load is a warning on stderr; the others still work", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace({ files: { ".agent/tools/broken.js": "export default 42\n" } })
+      const r = yield* spawnCli(["tools", "--cwd", ws.dir])
+      assert.strictEqual(r.code, 0)
+      assert.include(r.stdout, "echo(text, times?)")
+      assert.match(r.stderr, /WARN.*Failed to load custom tool from .*broken\.js/)
+    }))
+
+  live("mcp: stdout carries only protocol messages, even when a tool writes to console.log", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace({
+        files: {
+          ".agent/tools/noisy.js": `console.log("noise while loading")
+export default { description: "Logs to stdout", execute: async () => { console.log("noise while running"); return "quiet result" } }
+`
+        }
+      })
+      const messages = [
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } } },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "noisy", arguments: {} } },
+        { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "echo", arguments: { text: "over mcp" } } }
+      ]
+      const r = yield* spawnMcp(["--cwd", ws.dir], messages)
+      const lines = r.stdout.split("\n").filter((l) => l !== "")
+      const replies = lines.map((l) => JSON.parse(l) as { jsonrpc: string; id?: number; result?: any })
+      for (const reply of replies) assert.strictEqual(reply.jsonrpc, "2.0")
+      const byId = new Map(replies.map((m) => [m.id, m]))
+      assert.deepStrictEqual([...byId.keys()].filter((k) => k !== undefined).sort(), [1, 2, 3, 4])
+      const names = (byId.get(2)!.result.tools as Array<{ name: string }>).map((t) => t.name)
+      assert.include(names, "noisy")
+      assert.strictEqual(byId.get(3)!.result.content[0].text, "quiet result")
+      assert.strictEqual(byId.get(4)!.result.content[0].text, "over mcp")
+      assert.include(r.stderr, "noise while loading")
+      assert.include(r.stderr, "noise while running")
+      assert.strictEqual(r.code, 0)
+    }))
+})

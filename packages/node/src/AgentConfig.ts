@@ -1,0 +1,158 @@
+/**
+ * `agent-tools.json`: the zod schema (the single source of the published JSON Schema), decoding
+ * with errors that name the bad key, and loading from a file or an object.
+ */
+import { Effect, FileSystem, Path, Schema } from "effect"
+import { z } from "zod"
+import * as ConfigIssues from "./ConfigIssues.ts"
+
+export const FILE_NAME = "agent-tools.json"
+
+const Action = z.enum(["allow", "ask", "deny"])
+const Direction = z.enum(["head", "tail", "head+tail"])
+
+const limits = {
+  maxLines: z.number().int().min(1).optional().describe("Most lines of a tool output kept for the model."),
+  maxBytes: z.number().int().min(1).optional().describe("Most bytes (UTF-8) of a tool output kept for the model."),
+  direction: Direction.optional().describe(
+    "Which part of a long output is kept: the first lines, the last lines, or both ends."
+  )
+}
+
+const PermissionConfig = z.union([
+  Action,
+  z.record(
+    z.string(),
+    z.union([Action, z.record(z.string(), Action).describe("Pattern → action; the last matching pattern wins.")])
+  )
+]).describe(
+  "Permission rules, opencode-style: an action for everything, or per permission (read, edit, bash, " +
+    "external_directory, …) an action or an object of pattern → action. Later rules win."
+)
+
+const TruncationConfig = z.strictObject({
+  ...limits,
+  tools: z.record(
+    z.string(),
+    z.strictObject({
+      ...limits,
+      disabled: z.boolean().optional().describe("Never truncate this tool's output.")
+    })
+  ).optional().describe("Per-tool overrides, by tool id.")
+}).describe("How long tool outputs are cut down; the full output is spilled to a file the model can page.")
+
+const SpillConfig = z.strictObject({
+  dir: z.string().min(1).optional().describe(
+    "Where full outputs of truncated calls are kept (default: the user's data directory). " +
+      "Relative to the workspace root; ~ is the home directory."
+  ),
+  retentionDays: z.number().positive().optional().describe("Spills older than this are deleted (default 7).")
+}).describe("The spill store for truncated outputs.")
+
+const ToolsConfig = z.strictObject({
+  disabled: z.array(z.string()).optional().describe("Tool ids removed from the registry."),
+  directories: z.array(z.string()).optional().describe(
+    "Directories of custom tools (*.ts, *.js), relative to the workspace root."
+  ),
+  plugins: z.array(z.string()).optional().describe("npm modules exporting a plugin, resolved from the workspace root.")
+}).describe("Which tools the registry offers.")
+
+/** The config file's schema. */
+export const ConfigSchema = z.strictObject({
+  $schema: z.string().optional().describe("The JSON Schema of this file, for editors."),
+  permission: PermissionConfig.optional(),
+  truncation: TruncationConfig.optional(),
+  spill: SpillConfig.optional(),
+  tools: ToolsConfig.optional()
+}).meta({ title: "agent-tools configuration", description: "The agent-tools.json file of a workspace." })
+
+export type AgentConfig = z.output<typeof ConfigSchema>
+/** What `layer` accepts as `config`: the file's content as an object. */
+export type Input = z.input<typeof ConfigSchema>
+
+/** The JSON Schema published as `agent-tools.schema.json`. */
+export const jsonSchema = (): Record<string, unknown> => z.toJSONSchema(ConfigSchema, { io: "input" }) as Record<string, unknown>
+
+/** The published schema file's exact text (a test keeps `packages/node/agent-tools.schema.json` equal to it). */
+export const jsonSchemaText = (): string => `${JSON.stringify(jsonSchema(), null, 2)}\n`
+
+export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
+  /** The config file, when the config came from one. */
+  file: Schema.optional(Schema.String),
+  problems: Schema.Array(Schema.Struct({ path: Schema.String, reason: Schema.String }))
+}) {
+  override get message() {
+    const prefix = this.file === undefined ? "" : `${this.file}: `
+    return this.problems.map((p) => `${prefix}${p.path === "" ? "" : `${p.path}: `}${p.reason}`).join("\n")
+  }
+}
+
+const fail = (file: string | undefined, path: string, reason: string) =>
+  new ConfigError({ ...(file === undefined ? {} : { file }), problems: [{ path, reason }] })
+
+// zod's object shapes, walked through optional wrappers, to list the allowed keys of an object.
+const unwrap = (schema: z.ZodType): z.ZodType => schema instanceof z.ZodOptional ? unwrap(schema.unwrap() as z.ZodType) : schema
+
+const knownKeys = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> | undefined => {
+  let schema: z.ZodType = ConfigSchema
+  for (const key of path) {
+    const current = unwrap(schema)
+    if (current instanceof z.ZodObject) schema = (current.shape as Record<string, z.ZodType>)[String(key)] ?? z.never()
+    else if (current instanceof z.ZodRecord) schema = current.valueType as z.ZodType
+    else return undefined
+  }
+  const target = unwrap(schema)
+  return target instanceof z.ZodObject ? Object.keys(target.shape).filter((k) => k !== "$schema") : undefined
+}
+
+/** Validates a config object; every bad key is named. */
+export const decode = Effect.fn("AgentConfig.decode")(function*(input: unknown, file?: string | undefined) {
+  const parsed = ConfigSchema.safeParse(input, { reportInput: true })
+  if (parsed.success) return parsed.data
+  return yield* new ConfigError({
+    ...(file === undefined ? {} : { file }),
+    problems: [...ConfigIssues.problems(parsed.error, knownKeys)]
+  })
+})
+
+/** Parses and validates the text of a config file. */
+export const decodeText = Effect.fn("AgentConfig.decodeText")(function*(text: string, file: string) {
+  const json = yield* Effect.try({
+    try: (): unknown => JSON.parse(text),
+    catch: (cause) => fail(file, "", `invalid JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
+  })
+  return yield* decode(json, file)
+})
+
+export interface Loaded {
+  readonly config: AgentConfig
+  /** The file the config came from; undefined for an object or when there is no file. */
+  readonly file: string | undefined
+}
+
+/**
+ * The config for a workspace: `config` as an object, or the file it names (relative to `cwd`),
+ * or else `agent-tools.json` in `cwd` when it exists, or else the empty config.
+ */
+export const load = Effect.fn("AgentConfig.load")(function*(options: {
+  readonly cwd: string
+  readonly config?: Input | string | undefined
+}) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const { config } = options
+  if (config !== undefined && typeof config !== "string") {
+    return { config: yield* decode(config), file: undefined } satisfies Loaded
+  }
+  const explicit = config !== undefined
+  const file = path.resolve(options.cwd, config ?? FILE_NAME)
+  const text = yield* fs.readFileString(file).pipe(
+    Effect.map((text): string | undefined => text),
+    Effect.catchTag("PlatformError", (e) =>
+      e.reason._tag === "NotFound" && !explicit
+        ? Effect.succeed(undefined)
+        : Effect.fail(fail(file, "", e.reason._tag === "NotFound" ? "config file not found" : `cannot read: ${e.message}`)))
+  )
+  if (text === undefined) return { config: {}, file: undefined } satisfies Loaded
+  return { config: yield* decodeText(text, file), file } satisfies Loaded
+})

@@ -1,0 +1,24 @@
+/**
+ * The embedded defaults a workspace gets before its own `agent-tools.json`.
+ */
+import type { PermissionRules } from "@agent-tools/core"
+
+/**
+ * Permission defaults, evaluated before the config's rules (the last matching rule wins, so any
+ * config key overrides them). Looking is free, changing asks: read/grep/glob/list and the todo
+ * list are allowed, except `.env` files; edits, shell commands, paths outside the workspace and
+ * anything unknown ask. Spill files stay readable without a prompt: Workspace treats the spill
+ * directory as readable (never writable).
+ */
+export const permission: PermissionRules.Config = {
+  "*": "ask",
+  read: { "*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow" },
+  grep: "allow",
+  glob: "allow",
+  list: "allow",
+  todoread: "allow",
+  todowrite: "allow",
+  edit: "ask",
+  bash: "ask",
+  external_directory: "ask"
+}

@@ -1,0 +1,174 @@
+/**
+ * Everything the tool layer needs on Node, in one layer: the workspace's config, the built-in and
+ * custom tools in a registry, permissions, truncation with a filesystem spill store in the user's
+ * data directory, staleness tracking and path containment.
+ */
+import { Context, Effect, FileSystem, Layer, Path } from "effect"
+import type { ChildProcessSpawner } from "effect/process"
+// The module, not the package index: the index loads every Node module (HTTP, sockets, redis…).
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import {
+  Events,
+  FileTime,
+  ModuleLoader,
+  Permission,
+  PermissionRules,
+  Ripgrep,
+  SpillStorage,
+  Tool,
+  ToolRegistry,
+  Truncate,
+  Workspace
+} from "@agent-tools/core"
+import { Bash, builtins } from "@agent-tools/tools"
+import * as AgentConfig from "./AgentConfig.ts"
+import * as DataDir from "./DataDir.ts"
+import * as Defaults from "./Defaults.ts"
+
+export interface Options {
+  /** The workspace root. */
+  readonly cwd: string
+  /**
+   * The config: an object with the file's content, or a file path (relative to `cwd`). Default:
+   * `agent-tools.json` in `cwd` when it exists, else the embedded defaults only.
+   */
+  readonly config?: AgentConfig.Input | string | undefined
+  /**
+   * What a permission `ask` does: `wait` for a `Permission.reply` (default; a UI or prompt answers),
+   * `reject` at once (no one to ask), or `allow` at once (pre-approved, e.g. `--yes`).
+   * Deny rules deny in every mode.
+   */
+  readonly unattended?: Permission.LayerOptions["unattended"]
+  /** The tool definitions (default: the built-ins of `@agent-tools/tools`). */
+  readonly tools?: ReadonlyArray<Tool.Definition<string, any, any>> | undefined
+  /** Registry options beyond the config file's (hooks, agents, inline plugins, allowOverride, …). */
+  readonly registry?: ToolRegistry.Options | undefined
+  /** How grep, glob and list find ripgrep (default: `rg` when found, else the portable walker). */
+  readonly ripgrep?: Ripgrep.LayerOptions | undefined
+  /** FileTime options; `{ disabled: true }` for one-shot calls that never read first. */
+  readonly fileTime?: FileTime.LayerOptions | undefined
+  /**
+   * Extra services for the tools, or replacements of the embedded ones (they win): an Lsp
+   * implementation, a remote SpillStorage, a fake Permission in tests.
+   */
+  readonly services?: Layer.Layer<any, never, Platform> | undefined
+  /** Selects the data directory and path matching (default `process.platform`). */
+  readonly platform?: string | undefined
+}
+
+/** What the node layer needs from the platform (`NodeServices` supplies it). */
+export type Platform = FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner
+
+/** The workspace settings after the config was loaded and the defaults applied. */
+export interface Settings {
+  /** The workspace root (absolute). */
+  readonly cwd: string
+  /** The config file used, if any. */
+  readonly file: string | undefined
+  readonly config: AgentConfig.AgentConfig
+  /** The embedded default rules followed by the config's rules. */
+  readonly rules: Permission.Ruleset
+  readonly spillDir: string
+  readonly retentionDays: number | undefined
+  readonly platform: string
+}
+
+export class NodeSettings extends Context.Service<NodeSettings, Settings>()("@agent-tools/node/Settings") {}
+
+/** The services the node layer provides. */
+export type Services =
+  | ToolRegistry.ToolRegistry
+  | Permission.Permission
+  | SpillStorage.SpillStorage
+  | Truncate.Truncate
+  | Events.Events
+  | FileTime.FileTime
+  | Workspace.Workspace
+  | ModuleLoader.ModuleLoader
+  | Ripgrep.Ripgrep
+  | Bash.BashParser
+  | NodeSettings
+
+export type LayerError = AgentConfig.ConfigError | Workspace.WorkspaceRootError | Ripgrep.RipgrepNotFoundError
+
+/** Loads the config and applies the defaults, without building any service. */
+export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: Pick<Options, "cwd" | "config" | "platform">) {
+  const path = yield* Path.Path
+  const platform = options.platform ?? process.platform
+  const cwd = path.resolve(options.cwd)
+  const { config, file } = yield* AgentConfig.load({ cwd, config: options.config })
+  const home = yield* DataDir.home(platform)
+  const toConfigError = (e: PermissionRules.PermissionConfigError) =>
+    new AgentConfig.ConfigError({ ...(file === undefined ? {} : { file }), problems: [{ path: e.path, reason: e.reason }] })
+  const defaults = yield* PermissionRules.fromConfig(Defaults.permission, { home }).pipe(Effect.mapError(toConfigError))
+  const own = config.permission === undefined
+    ? []
+    : yield* PermissionRules.fromConfig(config.permission, { home }).pipe(Effect.mapError(toConfigError))
+  const dir = config.spill?.dir
+  const spillDir = dir === undefined
+    ? yield* DataDir.spillDir(platform)
+    : path.resolve(cwd, PermissionRules.expandHome(dir, home))
+  return {
+    cwd,
+    file,
+    config,
+    rules: PermissionRules.merge(defaults, own),
+    spillDir,
+    retentionDays: config.spill?.retentionDays,
+    platform
+  } satisfies Settings
+})
+
+/** The spill store of the settings: files in `spillDir`, deleted after `retentionDays`. */
+export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
+  SpillStorage.layer({ dir: s.spillDir, retentionDays: s.retentionDays })
+
+const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolRegistry.Options => ({
+  ...extra,
+  disabled: [...(s.config.tools?.disabled ?? []), ...(extra.disabled ?? [])],
+  directories: [...(s.config.tools?.directories ?? []), ...(extra.directories ?? [])],
+  plugins: [...(s.config.tools?.plugins ?? []), ...(extra.plugins ?? [])]
+})
+
+/** The layer for already-loaded settings. */
+export const layerFromSettings = (
+  s: Settings,
+  options: Omit<Options, "cwd" | "config" | "platform"> = {}
+): Layer.Layer<Services, Workspace.WorkspaceRootError | Ripgrep.RipgrepNotFoundError, Platform> => {
+  const base = Layer.mergeAll(
+    spillLayer(s),
+    Events.layer(),
+    ModuleLoader.layer(),
+    FileTime.layer(options.fileTime),
+    Layer.succeed(NodeSettings, s)
+  )
+  const core = Layer.mergeAll(
+    Truncate.layer(s.config.truncation),
+    Permission.layer({ rules: s.rules, unattended: options.unattended, platform: s.platform }),
+    // Workspace sees the SpillStorage below: the spill directory is readable without asking.
+    Workspace.layer({ root: s.cwd }),
+    // rg from the configured path, PATH or the download cache, else the portable walker.
+    Ripgrep.layer(options.ripgrep),
+    // The bash tool's tree-sitter parser (wasm, loaded once).
+    Bash.parserLayer
+  ).pipe(Layer.provideMerge(base))
+  const services = options.services === undefined ? core : Layer.merge(core, options.services)
+  // Built-in tools are typed with open requirements; this layer provides everything listed above.
+  const registry = ToolRegistry.layer(options.tools ?? builtins, registryOptions(s, options.registry)) as Layer.Layer<
+    ToolRegistry.ToolRegistry,
+    never,
+    Exclude<Services, ToolRegistry.ToolRegistry> | Platform
+  >
+  return registry.pipe(Layer.provideMerge(services))
+}
+
+/**
+ * The tool layer for a workspace on the platform services in context (FileSystem, Path,
+ * ChildProcessSpawner): for hosts that bring their own (the CLI, tests).
+ */
+export const layerWithoutPlatform = (options: Options): Layer.Layer<Services, LayerError, Platform> =>
+  Layer.unwrap(Effect.map(settings(options), (s) => layerFromSettings(s, options)))
+
+/** The tool layer for a workspace on Node, platform included. */
+export const layer = (options: Options): Layer.Layer<Services | Platform, LayerError> =>
+  layerWithoutPlatform(options).pipe(Layer.provideMerge(NodeServices.layer))

@@ -1,0 +1,140 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, FileSystem, Path } from "effect"
+import { NodeServices } from "@effect/platform-node"
+import { readFileSync, writeFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { AgentConfig } from "@agent-tools/node"
+
+const problemsOf = (input: unknown) =>
+  Effect.flip(AgentConfig.decode(input)).pipe(Effect.map((e) => e.problems.map((p) => `${p.path}: ${p.reason}`)))
+
+describe("AgentConfig.decode", () => {
+  it.effect("accepts a full config", () =>
+    Effect.gen(function*() {
+      const input: AgentConfig.Input = {
+        $schema: "./node_modules/@agent-tools/node/agent-tools.schema.json",
+        permission: { edit: "ask", bash: { "*": "ask", "git status": "allow" }, external_directory: "deny" },
+        truncation: { maxLines: 500, maxBytes: 20000, direction: "head+tail", tools: { bash: { direction: "tail" }, read: { disabled: true } } },
+        spill: { dir: "~/spill", retentionDays: 3 },
+        tools: { disabled: ["webfetch"], directories: [".agent/tools"], plugins: ["my-plugin"] }
+      }
+      assert.deepStrictEqual(yield* AgentConfig.decode(input), input)
+      assert.deepStrictEqual(yield* AgentConfig.decode({ permission: "allow" }), { permission: "allow" })
+      assert.deepStrictEqual(yield* AgentConfig.decode({}), {})
+    }))
+
+  it.effect("names the bad key, what was expected and what was found", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* problemsOf({ truncation: { direction: "middle" } }), [
+        `truncation.direction: expected head | tail | head+tail, got "middle"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ truncation: { maxLines: 1.5 } }), [
+        "truncation.maxLines: expected an integer, got 1.5"
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ truncation: { maxBytes: 0 } }), [
+        "truncation.maxBytes: expected a number >= 1, got 0"
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ truncation: { tools: { bash: { direction: "up" } } } }), [
+        `truncation.tools.bash.direction: expected head | tail | head+tail, got "up"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ spill: { retentionDays: -1 } }), [
+        "spill.retentionDays: expected a number > 0, got -1"
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ tools: { disabled: ["read", 3] } }), [
+        "tools.disabled[1]: expected a string, got 3"
+      ])
+    }))
+
+  it.effect("rejects unknown keys at every level, listing the known ones", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* problemsOf({ permissions: {} }), [
+        "permissions: unknown key (expected one of permission, truncation, spill, tools)"
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ truncation: { lines: 10 } }), [
+        "truncation.lines: unknown key (expected one of maxLines, maxBytes, direction, tools)"
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ truncation: { tools: { bash: { tail: true } } } }), [
+        "truncation.tools.bash.tail: unknown key (expected one of maxLines, maxBytes, direction, disabled)"
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ spill: { directory: "/x" } }), [
+        "spill.directory: unknown key (expected one of dir, retentionDays)"
+      ])
+    }))
+
+  it.effect("reports permission values at the deepest key", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* problemsOf({ permission: { bash: { "git status": "maybe" } } }), [
+        `permission.bash["git status"]: expected allow | ask | deny, got "maybe"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ permission: { edit: 5 } }), [
+        "permission.edit: expected allow | ask | deny or an object, got 5"
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ permission: "sometimes" }), [
+        `permission: expected allow | ask | deny or an object, got "sometimes"`
+      ])
+    }))
+
+  it.effect("reports every problem, prefixed with the file", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        AgentConfig.decodeText(`{"truncation":{"direction":"middle"},"extra":1}`, "/ws/agent-tools.json")
+      )
+      assert.strictEqual(
+        error.message,
+        `/ws/agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"\n` +
+          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools)"
+      )
+      const json = yield* Effect.flip(AgentConfig.decodeText(`{"truncation": }`, "/ws/agent-tools.json"))
+      assert.match(json.message, /^\/ws\/agent-tools\.json: invalid JSON: /)
+    }))
+})
+
+describe("AgentConfig.load", () => {
+  const inTempDir = <A, E>(f: (dir: string, fs: FileSystem.FileSystem, path: Path.Path) => Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "agent-config-" })
+      return yield* f(dir, fs, path)
+    }).pipe(Effect.provide(NodeServices.layer))
+
+  it.effect("reads agent-tools.json from the workspace when present", () =>
+    inTempDir((dir, fs, path) =>
+      Effect.gen(function*() {
+        const none = yield* AgentConfig.load({ cwd: dir })
+        assert.deepStrictEqual(none, { config: {}, file: undefined })
+        const file = path.join(dir, "agent-tools.json")
+        yield* fs.writeFileString(file, JSON.stringify({ permission: { edit: "allow" } }))
+        assert.deepStrictEqual(yield* AgentConfig.load({ cwd: dir }), { config: { permission: { edit: "allow" } }, file })
+      })
+    ))
+
+  it.effect("an explicit file must exist; an object is validated like a file", () =>
+    inTempDir((dir, fs, path) =>
+      Effect.gen(function*() {
+        const missing = yield* Effect.flip(AgentConfig.load({ cwd: dir, config: "nope.json" }))
+        assert.strictEqual(missing.message, `${path.join(dir, "nope.json")}: config file not found`)
+        yield* fs.writeFileString(path.join(dir, "other.json"), `{"tools":{"disabled":["bash"]}}`)
+        const other = yield* AgentConfig.load({ cwd: dir, config: "other.json" })
+        assert.deepStrictEqual(other.config, { tools: { disabled: ["bash"] } })
+        const bad = yield* Effect.flip(AgentConfig.load({ cwd: dir, config: { spill: { dir: 3 } } as never }))
+        assert.strictEqual(bad.message, "spill.dir: expected a string, got 3")
+      })
+    ))
+})
+
+describe("agent-tools.schema.json", () => {
+  const file = fileURLToPath(new URL("../agent-tools.schema.json", import.meta.url))
+
+  it("equals the schema generated from the zod config schema (UPDATE_SCHEMA=1 rewrites it)", () => {
+    const generated = AgentConfig.jsonSchemaText()
+    if (process.env.UPDATE_SCHEMA === "1") writeFileSync(file, generated)
+    assert.strictEqual(readFileSync(file, "utf8"), generated)
+  })
+
+  it("is a closed object schema with the contract's keys", () => {
+    const schema = JSON.parse(readFileSync(file, "utf8")) as { properties: Record<string, unknown>; additionalProperties: boolean }
+    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools"])
+    assert.isFalse(schema.additionalProperties)
+  })
+})

@@ -1,0 +1,165 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, FileSystem, Layer, Path } from "effect"
+import { NodeServices } from "@effect/platform-node"
+import { z } from "zod"
+import { Permission, SpillStorage, Tool, ToolRegistry, Workspace } from "@agent-tools/core"
+import { NodeAgentTools } from "@agent-tools/node"
+import { builtins } from "@agent-tools/tools"
+
+// Small tools standing in for the built-ins: what the layer wires (config, rules, truncation,
+// spill, custom tools) is the same for every tool.
+const Echo = Tool.define("echo", {
+  description: "Echo the text back",
+  parameters: z.object({ text: z.string() }),
+  execute: (args) => Effect.succeed({ title: "echo", output: args.text, metadata: {} })
+})
+
+const Touch = Tool.define("touch", {
+  description: "Pretends to change a file",
+  parameters: z.object({ filePath: z.string() }),
+  execute: (args, ctx) =>
+    ctx.ask({ permission: "edit", patterns: [args.filePath] }).pipe(
+      Effect.as({ title: args.filePath, output: "touched", metadata: {} })
+    )
+})
+
+const tools = [Echo, Touch]
+
+const fakeEnv = ConfigProvider.layer(ConfigProvider.fromEnv({ env: { HOME: "/home/test", XDG_DATA_HOME: "/xdg" } }))
+
+/** Runs `f` in a fresh temp workspace holding `files`, on the real Node platform. */
+const inWorkspace = <A, E, R>(files: Record<string, string>, f: (dir: string) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const dir = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-node-" }))
+    for (const [name, content] of Object.entries(files)) {
+      yield* fs.makeDirectory(path.dirname(path.join(dir, name)), { recursive: true })
+      yield* fs.writeFileString(path.join(dir, name), content)
+    }
+    return yield* f(dir)
+  }).pipe(Effect.provide(NodeServices.layer), Effect.provide(fakeEnv))
+
+const agent = (dir: string, options: Partial<NodeAgentTools.Options> = {}) =>
+  NodeAgentTools.layerWithoutPlatform({ cwd: dir, tools, platform: "linux", unattended: "reject", ...options })
+
+const call = (id: string, args: unknown) =>
+  Effect.gen(function*() {
+    const registry = yield* ToolRegistry.ToolRegistry
+    const ctx = yield* Tool.makeContext({ sessionID: "test", tool: id })
+    return yield* registry.execute(id, args, ctx)
+  })
+
+const action = (permission: string, pattern: string) =>
+  Permission.Permission.use((p) => p.evaluate(permission, pattern)).pipe(Effect.map((d) => d.action))
+
+describe("NodeAgentTools.layer", () => {
+  it.effect("embedded defaults: looking is allowed, changing asks, spills go to the data dir", () =>
+    inWorkspace({}, (dir) =>
+      Effect.gen(function*() {
+        const settings = yield* NodeAgentTools.NodeSettings
+        assert.strictEqual(settings.spillDir, "/xdg/agent-tools/tool-output")
+        assert.strictEqual(settings.file, undefined)
+        assert.strictEqual(yield* action("read", `${dir}/src/a.ts`), "allow")
+        assert.strictEqual(yield* action("read", `${dir}/.env`), "ask")
+        assert.strictEqual(yield* action("read", `${dir}/.env.example`), "allow")
+        assert.strictEqual(yield* action("grep", "foo"), "allow")
+        assert.strictEqual(yield* action("glob", "**/*.ts"), "allow")
+        assert.strictEqual(yield* action("list", dir), "allow")
+        assert.strictEqual(yield* action("edit", "src/a.ts"), "ask")
+        assert.strictEqual(yield* action("bash", "ls"), "ask")
+        assert.strictEqual(yield* action("external_directory", "/etc/*"), "ask")
+        assert.strictEqual(yield* action("webfetch", "https://x"), "ask")
+        assert.strictEqual((yield* SpillStorage.SpillStorage).directory, "/xdg/agent-tools/tool-output")
+        assert.strictEqual((yield* Workspace.Workspace).root, dir)
+        // unattended "reject": an ask fails at once with a message saying why.
+        const error = yield* Effect.flip(call("touch", { filePath: "a.ts" }))
+        assert.strictEqual(error._tag, "PermissionRejectedError")
+      }).pipe(Effect.provide(agent(dir)))
+    ))
+
+  it.effect("agent-tools.json: rules, disabled tools, truncation and the spill dir", () =>
+    inWorkspace({
+      "agent-tools.json": JSON.stringify({
+        permission: { edit: { "*": "allow", "secret/*": "deny" } },
+        truncation: { maxLines: 3 },
+        spill: { dir: "spill", retentionDays: 2 },
+        tools: { disabled: ["echo"] }
+      })
+    }, (dir) =>
+      Effect.gen(function*() {
+        const settings = yield* NodeAgentTools.NodeSettings
+        assert.strictEqual(settings.file, `${dir}/agent-tools.json`)
+        assert.strictEqual(settings.spillDir, `${dir}/spill`)
+        assert.strictEqual(settings.retentionDays, 2)
+        const registry = yield* ToolRegistry.ToolRegistry
+        assert.deepStrictEqual((yield* registry.tools()).map((t) => t.id), ["touch"])
+        assert.strictEqual((yield* call("touch", { filePath: "src/a.ts" })).output, "touched")
+        const denied = yield* Effect.flip(call("touch", { filePath: "secret/key" }))
+        assert.strictEqual(denied._tag, "PermissionDeniedError")
+        const disabled = yield* Effect.flip(call("echo", { text: "x" }))
+        assert.strictEqual(disabled._tag, "ToolUnavailableError")
+      }).pipe(Effect.provide(agent(dir)))
+    ))
+
+  it.effect("truncates by the config and spills to spill.dir, readable without an outside ask", () =>
+    inWorkspace({}, (dir) =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const spillDir = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-spill-" }))
+        const config = { truncation: { maxLines: 3 }, spill: { dir: spillDir } }
+        yield* Effect.gen(function*() {
+          const result = yield* call("echo", { text: ["1", "2", "3", "4", "5", "6"].join("\n") })
+          assert.isTrue(result.metadata.truncated)
+          const outputPath = result.metadata.outputPath as string
+          assert.isTrue(outputPath.startsWith(`${spillDir}/`))
+          assert.strictEqual(yield* fs.readFileString(outputPath), "1\n2\n3\n4\n5\n6")
+          const resolved = yield* (yield* Workspace.Workspace).resolve(outputPath)
+          assert.isFalse(resolved.inside)
+          assert.isTrue(resolved.spill)
+        }).pipe(Effect.provide(agent(dir, { config })))
+      })
+    ))
+
+  it.effect("a config object instead of a file", () =>
+    inWorkspace({}, (dir) =>
+      Effect.gen(function*() {
+        assert.strictEqual(yield* action("edit", "x"), "allow")
+        assert.strictEqual(yield* action("bash", "git status -s"), "allow")
+        assert.strictEqual(yield* action("bash", "git push"), "ask")
+      }).pipe(Effect.provide(agent(dir, { config: { permission: { edit: "allow", bash: { "git status": "allow" } } } })))
+    ))
+
+  it.effect("loads custom tools from tools.directories", () =>
+    inWorkspace({
+      "agent-tools.json": JSON.stringify({ tools: { directories: [".agent/tools"] } }),
+      ".agent/tools/hello.js": `export default { description: "Says hello", execute: async () => "hello from a custom tool" }\n`
+    }, (dir) =>
+      Effect.gen(function*() {
+        const registry = yield* ToolRegistry.ToolRegistry
+        assert.deepStrictEqual(yield* registry.diagnostics, [])
+        assert.include((yield* registry.tools()).map((t) => t.id), "hello")
+        assert.strictEqual((yield* call("hello", {})).output, "hello from a custom tool")
+      }).pipe(Effect.provide(agent(dir)))
+    ))
+
+  it.effect("fails with the bad key of the config, or the missing workspace", () =>
+    inWorkspace({ "agent-tools.json": `{"truncation":{"direction":"middle"}}` }, (dir) =>
+      Effect.gen(function*() {
+        const bad = yield* Effect.flip(Layer.build(agent(dir)))
+        assert.strictEqual(bad._tag, "ConfigError")
+        assert.strictEqual(bad.message, `${dir}/agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"`)
+        const missing = yield* Effect.flip(Layer.build(agent(`${dir}/nope`)))
+        assert.strictEqual(missing._tag, "WorkspaceRootError")
+      })
+    ))
+
+  it.effect("builds every built-in tool with the embedded services", () =>
+    inWorkspace({}, (dir) =>
+      Effect.gen(function*() {
+        const registry = yield* ToolRegistry.ToolRegistry
+        const ids = (yield* registry.ids).toSorted()
+        assert.deepStrictEqual(ids, builtins.map((t) => t.id).toSorted())
+      }).pipe(Effect.provide(NodeAgentTools.layer({ cwd: dir, platform: "linux" })))
+    ))
+})
