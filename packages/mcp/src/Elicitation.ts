@@ -1,0 +1,70 @@
+/**
+ * The permission prompt as an MCP elicitation (the contract): a form with one enum field
+ * `decision` of `once | always | reject`. Accept with once/always allows; accept with reject,
+ * decline or cancel rejects.
+ */
+import type { Permission } from "@agent-tools/core"
+import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+
+export const DECISIONS = ["once", "always", "reject"] as const
+
+export const requestedSchema: ElicitRequestFormParams["requestedSchema"] = {
+  type: "object",
+  properties: {
+    decision: {
+      type: "string",
+      title: "Decision",
+      description: "once: allow this call; always: allow the same for the rest of this session; reject: refuse",
+      enum: [...DECISIONS]
+    }
+  },
+  required: ["decision"]
+}
+
+/** Keeps a prompt readable: a huge diff is cut, the user can still reject and ask for a smaller edit. */
+const MAX_DETAIL = 8000
+
+const clip = (text: string) =>
+  text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL)}\n… (${text.length - MAX_DETAIL} more characters)`
+
+const field = (metadata: Record<string, unknown> | undefined, key: string): string | undefined => {
+  const value = metadata?.[key]
+  return typeof value === "string" && value !== "" ? value : undefined
+}
+
+/** What the user reads: who asks, for what, the real path and the diff when the tool gave them. */
+export const message = (request: Permission.Request): string => {
+  const tool = request.tool?.name ?? request.permission
+  const lines = [`The ${tool} tool asks for permission "${request.permission}": ${request.patterns.join(", ")}`]
+  const filepath = field(request.metadata, "filepath")
+  if (filepath !== undefined) lines.push(`Path: ${filepath}`)
+  const command = field(request.metadata, "command")
+  if (command !== undefined) lines.push(`Command: ${command}`)
+  const description = field(request.metadata, "description")
+  if (description !== undefined) lines.push(`Description: ${description}`)
+  const diff = field(request.metadata, "diff")
+  if (diff !== undefined) lines.push("", clip(diff))
+  const always = request.always ?? request.patterns
+  lines.push("", `once: allow this call · always: allow ${always.join(", ")} for this session · reject: refuse`)
+  return lines.join("\n")
+}
+
+export const params = (request: Permission.Request): ElicitRequestFormParams => ({
+  mode: "form",
+  message: message(request),
+  requestedSchema
+})
+
+export interface Answer {
+  readonly reply: Permission.Reply
+  readonly message?: string | undefined
+}
+
+/** The Permission reply for an elicitation result. */
+export const answerOf = (result: ElicitResult): Answer => {
+  if (result.action === "decline") return { reply: "reject" }
+  if (result.action === "cancel") return { reply: "reject", message: "The permission prompt was dismissed." }
+  const decision = result.content?.decision
+  if (decision === "once" || decision === "always") return { reply: decision }
+  return { reply: "reject" }
+}

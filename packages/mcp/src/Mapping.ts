@@ -1,0 +1,115 @@
+/**
+ * Pure mapping between registry tools and MCP shapes: the tool list entry (JSON Schema,
+ * annotations), the call result (text content + `structuredContent: { title, metadata }`) and the
+ * error result (`isError: true` with the message).
+ */
+import type { Tool } from "@agent-tools/core"
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+
+/**
+ * The contract's hints for the built-in tools, used when a tool does not annotate itself:
+ * readOnlyHint for read/grep/glob/list/todoread, destructiveHint for the editing tools and bash.
+ */
+export const CONTRACT_ANNOTATIONS: Readonly<Record<string, Tool.Annotations>> = {
+  read: { readOnly: true },
+  grep: { readOnly: true },
+  glob: { readOnly: true },
+  list: { readOnly: true },
+  todoread: { readOnly: true },
+  write: { destructive: true },
+  edit: { destructive: true },
+  multiedit: { destructive: true },
+  apply_patch: { destructive: true },
+  bash: { destructive: true }
+}
+
+/** Tools that reach outside the workspace (MCP openWorldHint). */
+const OPEN_WORLD = new Set(["bash", "webfetch"])
+
+export interface Hints {
+  readonly readOnlyHint: boolean
+  readonly destructiveHint: boolean
+  readonly openWorldHint?: boolean
+}
+
+/**
+ * Both hints are always sent: MCP's defaults (readOnly false, destructive true) would otherwise
+ * mark harmless tools like todowrite as destructive.
+ */
+export const hintsOf = (tool: Pick<Tool.Built, "id" | "annotations">): Hints => {
+  const fallback = CONTRACT_ANNOTATIONS[tool.id] ?? {}
+  const readOnly = tool.annotations.readOnly ?? fallback.readOnly ?? false
+  const destructive = !readOnly && (tool.annotations.destructive ?? fallback.destructive ?? false)
+  return OPEN_WORLD.has(tool.id)
+    ? { readOnlyHint: readOnly, destructiveHint: destructive, openWorldHint: true }
+    : { readOnlyHint: readOnly, destructiveHint: destructive }
+}
+
+/** The MCP tool entry, or the reason the tool cannot be listed (MCP needs an object root schema). */
+export const toMcpTool = (
+  tool: Pick<Tool.Built, "id" | "description" | "jsonSchema" | "annotations">,
+  name: string
+): McpTool | string => {
+  const { $schema: _ignored, ...schema } = tool.jsonSchema
+  if (schema.type !== "object") {
+    return `tool "${tool.id}" is not exposed over MCP: its parameters must be a JSON Schema object (got type ${
+      JSON.stringify(schema.type)
+    })`
+  }
+  return {
+    name,
+    description: tool.description,
+    inputSchema: schema as McpTool["inputSchema"],
+    annotations: hintsOf(tool)
+  }
+}
+
+const bigints = (_key: string, v: unknown) => typeof v === "bigint" ? v.toString() : v
+
+/** Metadata as plain JSON: bigints become strings; on a cycle, repeated objects are dropped. */
+export const jsonSafe = (value: Record<string, unknown>): Record<string, unknown> => {
+  let text: string
+  try {
+    text = JSON.stringify(value, bigints)
+  } catch {
+    const seen = new WeakSet<object>()
+    text = JSON.stringify(value, (key, v: unknown) => {
+      if (typeof v === "object" && v !== null) {
+        if (seen.has(v)) return undefined
+        seen.add(v)
+      }
+      return bigints(key, v)
+    })
+  }
+  return JSON.parse(text) as Record<string, unknown>
+}
+
+type Content = CallToolResult["content"][number]
+
+const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s
+
+/** Attachments travel as MCP image or embedded-resource blocks, never as base64 in the text (H66). */
+const attachmentContent = (attachment: Tool.Attachment): Content | undefined => {
+  const match = DATA_URL.exec(attachment.url)
+  if (match === null) return undefined
+  const mimeType = match[1] ?? attachment.mime
+  const data = match[2] ?? ""
+  if (mimeType.startsWith("image/")) return { type: "image", data, mimeType }
+  return {
+    type: "resource",
+    resource: { uri: `attachment:///${encodeURIComponent(attachment.filename ?? "file")}`, mimeType, blob: data }
+  }
+}
+
+export const toCallToolResult = (result: Tool.Result): CallToolResult => {
+  const attachments = (result.attachments ?? []).flatMap((a) => attachmentContent(a) ?? [])
+  return {
+    content: [{ type: "text", text: result.output }, ...attachments],
+    structuredContent: { title: result.title, metadata: jsonSafe(result.metadata) }
+  }
+}
+
+export const errorResult = (message: string): CallToolResult => ({
+  content: [{ type: "text", text: message }],
+  isError: true
+})

@@ -1,0 +1,235 @@
+/**
+ * The MCP server: every tool of the registry in context, over any MCP transport (stdio for
+ * `agent-tools mcp`).
+ *
+ * Built on `@modelcontextprotocol/sdk`'s low-level `Server`, not effect/ai's `McpServer`: in 4.1
+ * the latter is marked unstable, derives `structuredContent` from a tool's success schema (the
+ * whole result, where the contract wants `{ title, metadata }` beside the text) and elicits only
+ * from inside the request's own fiber, while our asks surface in a separate fiber through
+ * `Permission.pending`. The SDK is the reference implementation clients are tested against;
+ * elicitation at any time, progress tied to a request, cancellation signals and capability checks
+ * are first-class there. Everything around it stays Effect: handlers run as fibers of the
+ * server's scope and are interrupted when the client goes away.
+ */
+import { Clock, Deferred, Duration, Effect, Exit, FiberSet, Layer, Logger, Result, Schema } from "effect"
+import type { Scope } from "effect"
+import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type RequestId,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool as McpTool
+} from "@modelcontextprotocol/sdk/types.js"
+import * as Elicitation from "./Elicitation.ts"
+import * as Mapping from "./Mapping.ts"
+import * as Responder from "./Responder.ts"
+import * as Stdio from "./Stdio.ts"
+import * as ToolNames from "./ToolNames.ts"
+
+export interface Options {
+  /** Server name sent to the client (default `agent-tools`). */
+  readonly name?: string | undefined
+  readonly version?: string | undefined
+  /** The permission session of this server; `always` approvals last as long as it (default: random). */
+  readonly sessionID?: string | undefined
+  /** The agent whose tools and rules apply (default `build`). */
+  readonly agent?: string | undefined
+  /** Model id, for the registry's model-specific tool set. */
+  readonly model?: string | undefined
+  /** When the client cannot elicit: allow asks once (`--yes`) instead of rejecting them. */
+  readonly yes?: boolean | undefined
+  /** Heartbeat progress for long calls when the client sent a progress token (default 10 s). */
+  readonly progressInterval?: Duration.Input | undefined
+  /** How long a permission prompt may stay open before it counts as rejected (default 1 h). */
+  readonly elicitationTimeout?: Duration.Input | undefined
+  /** How often pending permission asks are checked (default 20 ms). */
+  readonly pollInterval?: Duration.Input | undefined
+}
+
+export class McpServerError extends Schema.TaggedError<McpServerError>()("McpServerError", {
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {}
+
+export type Requirements = ToolRegistry.ToolRegistry | Permission.Permission
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+let sessionCounter = 0
+const newSessionID = () =>
+  `mcp_${Date.now().toString(36)}${(sessionCounter++).toString(36)}${Math.random().toString(36).slice(2, 8)}`
+
+/** Builds the SDK server with its handlers and permission responder; connect it to a transport. */
+export const make = Effect.fn("McpServer.make")(function*(options: Options = {}): Effect.fn.Return<
+  Server,
+  never,
+  Requirements | Scope.Scope
+> {
+  const registry = yield* ToolRegistry.ToolRegistry
+  const sessionID = options.sessionID ?? newSessionID()
+  const agent = options.agent ?? "build"
+  const query: ToolRegistry.ToolsQuery = { agent, model: options.model }
+  const heartbeat = Duration.fromInputUnsafe(options.progressInterval ?? "10 seconds")
+  const elicitationTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.elicitationTimeout ?? "1 hour"))
+  const runPromise = yield* FiberSet.makeRuntimePromise<Requirements>()
+
+  const server = new Server(
+    { name: options.name ?? "agent-tools", version: options.version ?? "0.1.0" },
+    { capabilities: { tools: { listChanged: false } } }
+  )
+
+  // callID → the MCP request it serves, so an elicitation is sent as part of that request.
+  const calls = new Map<string, RequestId>()
+  let callCounter = 0
+  const warned = new Set<string>()
+
+  const listed = Effect.fn("McpServer.listed")(function*() {
+    const tools = yield* registry.tools(query)
+    const names = ToolNames.assign(tools.map((t) => t.id))
+    const entries: Array<McpTool> = []
+    for (const tool of tools) {
+      const entry = Mapping.toMcpTool(tool, names.toName.get(tool.id) ?? tool.id)
+      if (typeof entry !== "string") entries.push(entry)
+      else if (!warned.has(tool.id)) {
+        // One unusable schema must not break the whole list (H64): skip it and say why, once.
+        warned.add(tool.id)
+        yield* Effect.logWarning(entry)
+      }
+    }
+    return { entries, names }
+  })
+
+  // Progress for a call whose client sent a token: one notification per `ctx.metadata` update,
+  // plus a heartbeat so clients that reset their timeout on progress do not give up (H65).
+  const progressOf = (extra: Extra, tool: string) => {
+    const token = extra._meta?.progressToken
+    if (token === undefined) return { update: (_: string) => Effect.void, beat: Effect.never }
+    let progress = 0
+    const send = (message: string) =>
+      Effect.tryPromise(() =>
+        extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: ++progress, message }
+        })
+      ).pipe(Effect.ignore)
+    const beat = Effect.gen(function*() {
+      const started = yield* Clock.currentTimeMillis
+      while (true) {
+        yield* Effect.sleep(heartbeat)
+        const now = yield* Clock.currentTimeMillis
+        yield* send(`${tool}: running for ${Math.round((now - started) / 1000)}s`)
+      }
+    })
+    return { update: send, beat }
+  }
+
+  const callTool = Effect.fn("McpServer.callTool")(function*(params: CallToolRequest["params"], extra: Extra) {
+    const { names } = yield* listed()
+    const id = names.toId.get(params.name) ?? params.name
+    const callID = `mcp_${callCounter++}`
+    yield* Effect.annotateCurrentSpan({ "tool.name": id, "tool.call_id": callID, "mcp.request_id": String(extra.requestId) })
+    calls.set(callID, extra.requestId)
+    const progress = progressOf(extra, id)
+    const ctx = yield* Tool.makeContext({
+      sessionID,
+      callID,
+      agent,
+      tool: id,
+      abort: extra.signal,
+      extra: { mcp: { requestId: extra.requestId } },
+      metadata: (update) => progress.update(update.title ?? id)
+    })
+    const outcome = yield* registry.execute(id, params.arguments ?? {}, ctx).pipe(
+      Effect.raceFirst(progress.beat),
+      Effect.result,
+      Effect.ensuring(Effect.sync(() => calls.delete(callID)))
+    )
+    if (Result.isSuccess(outcome)) return Mapping.toCallToolResult(outcome.success)
+    // An unknown tool is a protocol error (the MCP spec); every other failure goes to the model.
+    if (outcome.failure._tag === "UnknownToolError") return yield* outcome.failure
+    return Mapping.errorResult(outcome.failure.message)
+  })
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { entries } = await runPromise(listed())
+    return { tools: entries }
+  })
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const outcome = await runPromise(Effect.result(callTool(request.params, extra)), { signal: extra.signal })
+    if (Result.isFailure(outcome)) throw new McpError(ErrorCode.InvalidParams, outcome.failure.message)
+    return outcome.success
+  })
+
+  server.onerror = (error) => void runPromise(Effect.logWarning("MCP protocol error", error.message))
+
+  const elicitor: Responder.Elicitor = {
+    supported: Effect.sync(() => server.getClientCapabilities()?.elicitation?.form !== undefined),
+    elicit: (request) =>
+      Effect.tryPromise({
+        try: (signal) => {
+          const related = request.tool === undefined ? undefined : calls.get(request.tool.callID)
+          return server.elicitInput(
+            Elicitation.params(request),
+            related === undefined
+              ? { signal, timeout: elicitationTimeout }
+              : { signal, timeout: elicitationTimeout, relatedRequestId: related }
+          )
+        },
+        catch: (cause) =>
+          new Responder.ElicitationError({ message: cause instanceof Error ? cause.message : String(cause), cause })
+      })
+  }
+  yield* Responder.run({ sessionID, elicitor, yes: options.yes ?? false, interval: options.pollInterval })
+  return server
+})
+
+/** Serves the registry on `transport` until the transport closes (or `until` completes). */
+export const serve = Effect.fn("McpServer.serve")(
+  function*(transport: Transport, options: Options = {}, until: Effect.Effect<void> = Effect.never) {
+    const server = yield* make(options)
+    const closed = yield* Deferred.make<void>()
+    server.onclose = () => Deferred.doneUnsafe(closed, Exit.void)
+    yield* Effect.tryPromise({
+      try: () => server.connect(transport),
+      catch: (cause) => new McpServerError({ message: "The MCP server could not start its transport", cause })
+    })
+    yield* Effect.addFinalizer(() => Effect.promise(() => server.close()).pipe(Effect.ignore))
+    yield* Effect.raceFirst(Deferred.await(closed), until)
+  },
+  Effect.scoped
+)
+
+/**
+ * `agent-tools mcp`: serves the registry in context on stdin/stdout until the client closes
+ * stdin. stdout carries only protocol messages; logs go to stderr.
+ */
+export const serveStdio = (options: Options = {}): Effect.Effect<void, McpServerError, Requirements> =>
+  Effect.gen(function*() {
+    const protocol = yield* Stdio.guardStdout
+    const transport = new StdioServerTransport(process.stdin, protocol)
+    yield* serve(transport, options, Stdio.stdinClosed(process.stdin))
+  }).pipe(Effect.scoped, Effect.provideService(Logger.LogToStderr, true))
+
+/**
+ * `serveStdio` with the runtime layer built inside the stdout guard, so that nothing logged while
+ * building it (tool load diagnostics, config warnings) reaches stdout. What the CLI should call.
+ */
+export const serveStdioWith = <E, R>(
+  layer: Layer.Layer<Requirements, E, R>,
+  options: Options = {}
+): Effect.Effect<void, McpServerError | E, Exclude<R, Scope.Scope>> =>
+  Effect.gen(function*() {
+    yield* Stdio.guardStdout
+    yield* serveStdio(options).pipe(Effect.provide(layer))
+  }).pipe(Effect.scoped, Effect.provideService(Logger.LogToStderr, true))

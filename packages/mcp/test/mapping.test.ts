@@ -1,0 +1,95 @@
+import { assert, describe, it } from "@effect/vitest"
+import { hintsOf, jsonSafe, toCallToolResult, toMcpTool } from "../src/Mapping.ts"
+import { assign, hash8, isValid } from "../src/ToolNames.ts"
+
+describe("ToolNames (H63)", () => {
+  it("keeps valid ids and gives every other id a provider-safe, unique, reversible name", () => {
+    const long = "x".repeat(70)
+    const ids = ["read", "apply_patch", "my.tool", "my_tool", "9lives", "", long, `${long}y`, "Server Name/tool"]
+    const { toName, toId } = assign(ids)
+    assert.deepStrictEqual(Object.fromEntries(toName), {
+      read: "read",
+      apply_patch: "apply_patch",
+      my_tool: "my_tool",
+      // "my_tool" is taken by a valid id, so the sanitized "my.tool" carries its hash
+      "my.tool": `my_tool_${hash8("my.tool")}`,
+      "9lives": "_9lives",
+      "": "_",
+      [long]: `${"x".repeat(55)}_${hash8(long)}`,
+      [`${long}y`]: `${"x".repeat(55)}_${hash8(`${long}y`)}`,
+      "Server Name/tool": "Server_Name_tool"
+    })
+    for (const [id, name] of toName) {
+      assert.isTrue(isValid(name), name)
+      assert.strictEqual(toId.get(name), id)
+    }
+  })
+
+  it("is stable: the same ids in another order get the same names", () => {
+    const a = assign(["b.c", "a/b", "ok"])
+    const b = assign(["ok", "a/b", "b.c"])
+    assert.deepStrictEqual([...a.toName].sort(), [...b.toName].sort())
+  })
+})
+
+describe("Mapping", () => {
+  it("sends both hints: the tool's own, else the contract's table for the built-ins", () => {
+    assert.deepStrictEqual(hintsOf({ id: "read", annotations: {} }), { readOnlyHint: true, destructiveHint: false })
+    assert.deepStrictEqual(hintsOf({ id: "edit", annotations: {} }), { readOnlyHint: false, destructiveHint: true })
+    assert.deepStrictEqual(hintsOf({ id: "bash", annotations: {} }), {
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: true
+    })
+    assert.deepStrictEqual(hintsOf({ id: "todowrite", annotations: {} }), { readOnlyHint: false, destructiveHint: false })
+    assert.deepStrictEqual(hintsOf({ id: "custom", annotations: { readOnly: true, destructive: true } }), {
+      readOnlyHint: true,
+      destructiveHint: false
+    })
+  })
+
+  it("lists only object-rooted schemas, without $schema", () => {
+    const tool = {
+      id: "t",
+      description: "d",
+      annotations: {},
+      jsonSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: {} }
+    }
+    assert.deepStrictEqual(toMcpTool(tool, "t"), {
+      name: "t",
+      description: "d",
+      inputSchema: { type: "object", properties: {} },
+      annotations: { readOnlyHint: false, destructiveHint: false }
+    })
+    assert.strictEqual(
+      toMcpTool({ ...tool, jsonSchema: { type: "string" } }, "t"),
+      `tool "t" is not exposed over MCP: its parameters must be a JSON Schema object (got type "string")`
+    )
+  })
+
+  it("puts attachments in image and resource blocks, not in the text (H66)", () => {
+    const result = toCallToolResult({
+      title: "shot",
+      output: "see attachments",
+      metadata: { size: 10n },
+      attachments: [
+        { type: "file", mime: "image/png", url: "data:image/png;base64,iVBORw0K", filename: "a.png" },
+        { type: "file", mime: "application/pdf", url: "data:application/pdf;base64,JVBERi0=", filename: "doc 1.pdf" }
+      ]
+    })
+    assert.deepStrictEqual(result, {
+      content: [
+        { type: "text", text: "see attachments" },
+        { type: "image", data: "iVBORw0K", mimeType: "image/png" },
+        { type: "resource", resource: { uri: "attachment:///doc%201.pdf", mimeType: "application/pdf", blob: "JVBERi0=" } }
+      ],
+      structuredContent: { title: "shot", metadata: { size: "10" } }
+    })
+  })
+
+  it("makes metadata plain JSON even with a cycle", () => {
+    const cyclic: Record<string, unknown> = { a: 1 }
+    cyclic.self = cyclic
+    assert.deepStrictEqual(jsonSafe({ cyclic, n: 2n, skip: undefined }), { cyclic: { a: 1 }, n: "2" })
+  })
+})
