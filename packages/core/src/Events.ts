@@ -53,10 +53,16 @@ export const layer = (options: { readonly capacity?: number } = {}): Layer.Layer
     Effect.gen(function*() {
       const pubsub = yield* PubSub.sliding<Event>(options.capacity ?? 1024)
       yield* Effect.addFinalizer(() => PubSub.shutdown(pubsub))
-      const publish = Effect.fn("Events.publish")(function*(event: Event) {
-        yield* PubSub.publish(pubsub, event)
-      })
-      return Events.of({ publish, subscribe: Stream.fromPubSub(pubsub) })
+      // Publishing is on every tool call's hot path: skip the PubSub entirely while nobody
+      // listens (the common case for a library runtime), and open no span of its own.
+      let listeners = 0
+      const publish = (event: Event) => listeners === 0 ? Effect.void : Effect.asVoid(PubSub.publish(pubsub, event))
+      const subscribe = Stream.unwrap(
+        Effect.acquireRelease(Effect.sync(() => listeners++), () => Effect.sync(() => listeners--)).pipe(
+          Effect.as(Stream.fromPubSub(pubsub))
+        )
+      )
+      return Events.of({ publish, subscribe })
     })
   )
 
