@@ -7,7 +7,7 @@
  * - the portable (TypeScript) layer's times against the rg layer's.
  *
  * Run: `./node_modules/.bin/node --expose-gc bench/search.bench.ts [--quick]`. Prints markdown and
- * writes it to bench/RESULTS-search.md. The tree lives in `$TMPDIR/agent-tools-search-bench/v1`
+ * writes it to bench/RESULTS-search.md (git-ignored: a fresh run, to merge into RESULTS.md). The tree lives in `$TMPDIR/agent-tools-search-bench/v1`
  * (about 0.9 GB; ~20 s to generate on 2 cores; delete it to regenerate).
  */
 import { Effect, Layer, ManagedRuntime, Stream } from "effect"

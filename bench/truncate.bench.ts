@@ -11,7 +11,7 @@
  *   the call runs) above the level after a GC, relative to the input size.
  *
  *   ./node_modules/.bin/node --expose-gc bench/truncate.bench.ts [--runs=N] [--sizes=1,10,100]
- * Writes bench/RESULTS-truncate.md.
+ * Writes bench/RESULTS-truncate.md (git-ignored: a fresh run, to merge into RESULTS.md).
  */
 import { rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
