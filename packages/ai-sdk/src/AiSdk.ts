@@ -16,7 +16,7 @@ import type { Permission } from "@agent-tools/core"
 import { jsonSchema, tool } from "ai"
 import type { JSONSchema7, ModelMessage, Tool as AiTool, ToolApprovalStatus, ToolSet, TypedToolCall } from "ai"
 import * as Calls from "./Calls.ts"
-import * as ToolNames from "./ToolNames.ts"
+import { ToolNames } from "@agent-tools/core"
 
 export interface Output {
   readonly title: string

@@ -13,7 +13,7 @@ import type { JsonSchema, Layer } from "effect"
 import { Prompt, Tool as AiTool, Toolkit } from "effect/ai"
 import type { Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import * as Calls from "./Calls.ts"
-import * as ToolNames from "./ToolNames.ts"
+import { ToolNames } from "@agent-tools/core"
 
 export const Result = Schema.Struct({
   title: Schema.String,

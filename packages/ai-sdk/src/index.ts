@@ -4,5 +4,4 @@
  */
 export * as AiSdk from "./AiSdk.ts"
 export * as Calls from "./Calls.ts"
-export * as ToolNames from "./ToolNames.ts"
 export * as EffectAi from "./EffectAi.ts"

@@ -15,7 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
-import * as ToolNames from "./ToolNames.ts"
+import { ToolNames } from "@agent-tools/core"
 
 export interface ServerConfig {
   /** Prefix of the tool ids (`<name>_<tool>`). */

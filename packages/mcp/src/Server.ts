@@ -34,7 +34,7 @@ import * as Elicitation from "./Elicitation.ts"
 import * as Mapping from "./Mapping.ts"
 import * as Responder from "./Responder.ts"
 import * as Stdio from "./Stdio.ts"
-import * as ToolNames from "./ToolNames.ts"
+import { ToolNames } from "@agent-tools/core"
 
 export interface Options {
   /** Server name sent to the client (default `agent-tools`). */

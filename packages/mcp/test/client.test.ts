@@ -9,7 +9,9 @@ import { MemoryFileSystem } from "@agent-tools/testing"
 import { McpClient } from "@agent-tools/mcp"
 import { makeWorkspace, NODE, NodePlatform, SERVER } from "./harness.ts"
 import { LONG_ID } from "./fixtures/fakes.ts"
-import { assign } from "../src/ToolNames.ts"
+import { ToolNames } from "@agent-tools/core"
+
+const { assign } = ToolNames
 
 const Registry = (rules: Permission.Ruleset) =>
   ToolRegistry.layer<never>([]).pipe(

@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { hintsOf, jsonSafe, toCallToolResult, toMcpTool } from "../src/Mapping.ts"
-import { assign, hash8, isValid } from "../src/ToolNames.ts"
+import { ToolNames } from "@agent-tools/core"
+
+const { assign, hash8, isValid } = ToolNames
 
 describe("ToolNames (H63)", () => {
   it("keeps valid ids and gives every other id a provider-safe, unique, reversible name", () => {

@@ -11,7 +11,9 @@ import { LONG_ID } from "./fixtures/fakes.ts"
 import { connect, type Connection as Conn, makeWorkspace, NodePlatform, text } from "./harness.ts"
 import { samples, WORKSPACE_FILES } from "./samples.ts"
 import { CONTRACT_ANNOTATIONS } from "../src/Mapping.ts"
-import { assign } from "../src/ToolNames.ts"
+import { ToolNames } from "@agent-tools/core"
+
+const { assign } = ToolNames
 
 class Connection extends Context.Service<Connection, Conn & { readonly webfetchUrl: string }>()("test/Connection") {}
 
