@@ -161,14 +161,7 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         return result
       })
 
-      const output = Effect.fn("Truncate.output")(function*(text: string, options?: Options) {
-        const m = LineWindow.measure(text)
-        if (disabled(options)) {
-          yield* skip(options)
-          return whole(text, m)
-        }
-        const lim = limits(options)
-        if (LineWindow.fits(m, lim)) return whole(text, m)
+      const truncated = Effect.fn("Truncate.output")(function*(text: string, m: LineWindow.Measure, lim: Limits, options?: Options) {
         const spilled = yield* Effect.result(spill.write(text))
         return yield* finish(spilled, m, options, (notice) =>
           Effect.try({
@@ -183,6 +176,14 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
             )
           ))
       })
+
+      // Most outputs fit: answer those without a span or a generator (this runs on every tool call).
+      const output = (text: string, options?: Options): Effect.Effect<Result> => {
+        const m = LineWindow.measure(text)
+        if (disabled(options)) return Effect.as(skip(options), whole(text, m))
+        const lim = limits(options)
+        return LineWindow.fits(m, lim) ? Effect.succeed(whole(text, m)) : truncated(text, m, lim, options)
+      }
 
       const stream = Effect.fn("Truncate.stream")(function*<E, R>(
         input: Stream.Stream<string | Uint8Array, E, R>,
