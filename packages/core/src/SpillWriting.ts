@@ -42,9 +42,7 @@ export const makeCap = (maxBytes: number) => {
       if (capped || chunk.length === 0) return []
       let data = chunk
       if (held !== undefined) {
-        data = new Uint8Array(held.length + chunk.length)
-        data.set(held)
-        data.set(chunk, held.length)
+        data = Utf8.concat(held, chunk)
         held = undefined
       }
       const room = maxBytes - written

@@ -272,9 +272,7 @@ const chunkDecoder = () => {
     if (typeof chunk !== "string") {
       let data = chunk
       if (held !== undefined) {
-        data = new Uint8Array(held.length + chunk.length)
-        data.set(held)
-        data.set(chunk, held.length)
+        data = Utf8.concat(held, chunk)
         held = undefined
       }
       const keep = data.length - Utf8.incompleteTail(data)

@@ -84,3 +84,11 @@ export const boundary = (bytes: Uint8Array, index: number): number => {
   for (let step = 0; step < 3 && cut > 0 && isContinuation(bytes[cut]); step++) cut--
   return cut
 }
+
+/** `a` followed by `b` in one new buffer (a held-back partial character joined to the next chunk). */
+export const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a)
+  out.set(b, a.length)
+  return out
+}
