@@ -141,7 +141,8 @@ const ctx: Tool.Context = {
   abort: new AbortController().signal,
   extra: {},
   metadata: () => Effect.void,
-  ask: () => Effect.void
+  ask: () => Effect.void,
+  askAll: () => Effect.void
 }
 
 type Backend = "rg" | "portable"

@@ -20,8 +20,12 @@ export type Event =
     readonly _tag: "PermissionAsked"
     readonly id: string
     readonly sessionID: string
+    /** The permissions of the prompt, joined with ", " when it asks for several. */
     readonly permission: string
+    /** Every pattern of the prompt. */
     readonly patterns: ReadonlyArray<string>
+    /** Each request of the prompt (one per permission asked in the same call). */
+    readonly requests: ReadonlyArray<{ readonly permission: string; readonly patterns: ReadonlyArray<string> }>
   }
   | {
     readonly _tag: "PermissionReplied"

@@ -33,8 +33,24 @@ export interface AskInput {
   readonly ruleset?: Ruleset | undefined
 }
 
+/** One request of a prompt: an ask without the session and the tool, which the prompt carries. */
+export type Item = Omit<AskInput, "sessionID" | "tool">
+
+/** Several requests of one tool call, asked as one prompt (`askAll`). */
+export interface AskAllInput {
+  readonly sessionID: string
+  readonly requests: ReadonlyArray<Item>
+  readonly tool?: { readonly name: string; readonly callID: string } | undefined
+}
+
+/**
+ * A pending prompt. `requests` lists what it asks for, one entry per request (a single `ask` has
+ * one); `permission`, `patterns` and `always` summarise them (the permissions joined with ", ",
+ * every pattern), and `metadata` is the request's own when there is only one.
+ */
 export interface Request extends AskInput {
   readonly id: string
+  readonly requests: ReadonlyArray<Item>
 }
 
 export interface Decision {
@@ -81,6 +97,12 @@ export class PermissionDeniedError extends Schema.TaggedError<PermissionDeniedEr
 export class Permission extends Context.Service<Permission, {
   /** Returns when every pattern is allowed (by rule or by reply); fails when one is denied or rejected. */
   readonly ask: (input: AskInput) => Effect.Effect<void, PermissionRejectedError | PermissionDeniedError>
+  /**
+   * Several requests as one prompt: every pattern of every request is evaluated first, and any
+   * deny fails at once with nothing asked; the requests left at `ask` then go out as ONE pending
+   * request, whose reply (once / always / reject) applies to all of them.
+   */
+  readonly askAll: (input: AskAllInput) => Effect.Effect<void, PermissionRejectedError | PermissionDeniedError>
   /** Answers a pending request; false when no such request is pending. */
   readonly reply: (input: {
     readonly requestID: string
@@ -126,6 +148,23 @@ interface Pending {
 
 const combine = (decisions: ReadonlyArray<Decision>): Action =>
   decisions.some((d) => d.action === "deny") ? "deny" : decisions.some((d) => d.action === "ask") ? "ask" : "allow"
+
+/** The pending request for `items` (see `Request`). */
+export const summarise = (
+  sessionID: string,
+  tool: AskInput["tool"],
+  items: ReadonlyArray<Item>
+): Omit<Request, "id"> => {
+  if (items.length === 1) return { ...items[0]!, sessionID, tool, requests: items }
+  return {
+    sessionID,
+    tool,
+    permission: [...new Set(items.map((i) => i.permission))].join(", "),
+    patterns: items.flatMap((i) => i.patterns),
+    always: items.flatMap((i) => i.always ?? i.patterns),
+    requests: items
+  }
+}
 
 const describeRule = (d: Decision): string => {
   if (d.rule === undefined) return "no rule matched (default: ask)"
@@ -185,10 +224,11 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
           : { permission, pattern, ...decided }
       }
 
-      const explainNow = (input: AskInput): Explanation => {
-        const decisions = input.patterns.map((p) => decide(input.sessionID, input.permission, p, input.ruleset))
+      const explainItems = (sessionID: string, items: ReadonlyArray<Item>): Explanation => {
+        const decisions = items.flatMap((item) => item.patterns.map((p) => decide(sessionID, item.permission, p, item.ruleset)))
         return { action: combine(decisions), decisions }
       }
+      const explainNow = (input: AskInput): Explanation => explainItems(input.sessionID, [input])
 
       // per_<ms><counter><random>: sorts by creation within an instance, unique across instances.
       const nextID = Effect.gen(function*() {
@@ -206,7 +246,8 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
           id: request.id,
           sessionID: request.sessionID,
           permission: request.permission,
-          patterns: request.patterns
+          patterns: request.patterns,
+          requests: request.requests.map((r) => ({ permission: r.permission, patterns: r.patterns }))
         })
       const replied = (request: Request, reply: Reply) =>
         events.publish({ _tag: "PermissionReplied", id: request.id, sessionID: request.sessionID, reply })
@@ -221,10 +262,14 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
 
       const ofSession = (sessionID: string) => [...pending.values()].filter((p) => p.request.sessionID === sessionID)
 
-      const ask = Effect.fn("Permission.ask")(function*(input: AskInput) {
-        yield* Effect.annotateCurrentSpan({ permission: input.permission, sessionID: input.sessionID })
-        const explanation = explainNow(input)
-        // Any deny fails at once, even when another pattern would have asked: nothing is left pending.
+      // Every request of the call is decided before anything is asked: a deny fails at once, with
+      // no prompt and nothing left pending; what is left at `ask` goes out as one request.
+      const askItems = Effect.fnUntraced(function*(
+        sessionID: string,
+        tool: AskInput["tool"],
+        items: ReadonlyArray<Item>
+      ) {
+        const explanation = explainItems(sessionID, items)
         const denied = explanation.decisions.find((d) => d.action === "deny")
         if (denied !== undefined && denied.rule !== undefined) {
           return yield* new PermissionDeniedError({
@@ -234,7 +279,8 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
           })
         }
         if (explanation.action === "allow") return
-        const request: Request = { ...input, id: yield* nextID }
+        const open = items.filter((item) => explainItems(sessionID, [item]).action === "ask")
+        const request: Request = { ...summarise(sessionID, tool, open), id: yield* nextID }
         if (unattended !== "wait") {
           // Still published, so UIs and audit logs see what was decided without a responder.
           yield* asked(request)
@@ -249,6 +295,20 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
           Effect.andThen(Deferred.await(deferred)),
           Effect.ensuring(Effect.sync(() => pending.delete(request.id)))
         )
+      })
+
+      const ask = Effect.fn("Permission.ask")(function*(input: AskInput) {
+        yield* Effect.annotateCurrentSpan({ permission: input.permission, sessionID: input.sessionID })
+        const { sessionID: _session, tool, ...item } = input
+        return yield* askItems(input.sessionID, tool, [item])
+      })
+
+      const askAll = Effect.fn("Permission.askAll")(function*(input: AskAllInput) {
+        yield* Effect.annotateCurrentSpan({
+          permission: input.requests.map((r) => r.permission).join(", "),
+          sessionID: input.sessionID
+        })
+        return yield* askItems(input.sessionID, input.tool, input.requests)
       })
 
       const reply = Effect.fn("Permission.reply")(function*(input: {
@@ -275,15 +335,15 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
         if (input.reply === "always") {
           // Exactly the patterns the tool proposed (or the asked ones): never a broader `*`.
           const list = approved.get(request.sessionID) ?? []
-          for (const pattern of request.always ?? request.patterns) {
-            list.push({ permission: request.permission, pattern, action: "allow" })
+          for (const item of request.requests) {
+            for (const pattern of item.always ?? item.patterns) list.push({ permission: item.permission, pattern, action: "allow" })
           }
           approved.set(request.sessionID, list)
         }
         yield* Deferred.succeed(entry.deferred, undefined)
         if (input.reply === "always") {
           for (const other of ofSession(request.sessionID)) {
-            if (explainNow(other.request).action !== "allow") continue
+            if (explainItems(other.request.sessionID, other.request.requests).action !== "allow") continue
             pending.delete(other.request.id)
             yield* replied(other.request, "always")
             yield* Deferred.succeed(other.deferred, undefined)
@@ -312,6 +372,7 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
 
       return Permission.of({
         ask,
+        askAll,
         reply,
         pending: Effect.sync(() => [...pending.values()].map((p) => p.request)).pipe(
           Effect.withSpan("Permission.pending")

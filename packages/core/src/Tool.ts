@@ -1,10 +1,12 @@
 /**
  * The tool contract: `define` a tool with zod parameters, `build` it inside a layer so its `init`
  * gets the services it needs, and call the built tool's `execute`, which validates the arguments,
- * runs the tool and bounds its output with Truncate.
+ * asks the tool's permission requests as one prompt, runs the tool and bounds its output with
+ * Truncate.
  */
 import { Effect, Schema } from "effect"
 import { z } from "zod"
+import { authorize } from "./Authorize.ts"
 import * as Permission from "./Permission.ts"
 import * as Truncate from "./Truncate.ts"
 
@@ -39,6 +41,13 @@ export interface Context {
   readonly metadata: (update: { readonly title?: string | undefined; readonly metadata?: Metadata | undefined }) => Effect.Effect<void>
   /** Asks Permission for what the tool will touch; fails when denied or rejected. */
   readonly ask: (input: AskInput) => Effect.Effect<void, Permission.PermissionRejectedError | Permission.PermissionDeniedError>
+  /**
+   * Asks several requests as one prompt (`Permission.askAll`): any deny fails with nothing asked,
+   * and one reply answers all of them. A wrapper that replaces `ask` must replace this too.
+   */
+  readonly askAll: (
+    inputs: ReadonlyArray<AskInput>
+  ) => Effect.Effect<void, Permission.PermissionRejectedError | Permission.PermissionDeniedError>
   /** Per-call truncation overrides (the highest precedence). */
   readonly truncation?: Truncate.Options | undefined
 }
@@ -85,11 +94,12 @@ export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metad
   readonly truncation?: false | Truncate.Options | undefined
   readonly annotations?: Annotations | undefined
   /**
-   * The permission requests a call would make, without running it (`agent-tools explain`). Tools
-   * whose asks depend on analysis (bash: every sub-command) provide it; without it a front end
-   * derives the requests from the arguments.
+   * The permission requests of a call, computed without acting. The call asks them all before
+   * `execute` runs (any deny refuses with no prompt, all asks are one prompt), and
+   * `agent-tools explain` shows exactly this list; `execute` asking for the same requests again
+   * passes without a prompt. A tool without it asks at run time through `ctx.ask`.
    */
-  readonly explain?: ((args: z.output<P>, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
+  readonly requests?: ((args: z.output<P>, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
 }
 
 export interface Definition<Id extends string = string, P extends z.ZodType = z.ZodType, R = never> {
@@ -110,10 +120,15 @@ export interface Built {
   readonly validate: (args: unknown) => Effect.Effect<unknown, InvalidArgumentsError>
   /** Runs the tool on validated arguments, without truncation. */
   readonly run: (args: unknown, ctx: Context) => Effect.Effect<Result, ExecuteError>
-  /** validate → run → truncate: the whole call. */
+  /** validate → permission requests (one prompt) → run → truncate: the whole call. */
   readonly execute: (args: unknown, ctx: Context) => Effect.Effect<Result, CallError>
-  /** The tool's own `explain` (on validated arguments), when it has one. */
-  readonly explain?: ((args: unknown, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
+  /** The tool's permission requests (on validated arguments); undefined when it declares none. */
+  readonly requests?: ((args: unknown, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
+  /**
+   * Asks the call's requests as one prompt and returns the context to run it with (the granted
+   * requests pass without asking again).
+   */
+  readonly authorize: (args: unknown, ctx: Context) => Effect.Effect<Context, ExecuteError>
 }
 
 /**
@@ -188,7 +203,10 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
     )
   }
   const run = (args: unknown, ctx: Context) => def.execute(args as z.output<P>, ctx)
-  const ownExplain = def.explain
+  const ownRequests = def.requests
+  const requests = ownRequests === undefined
+    ? undefined
+    : (args: unknown, ctx: Context) => ownRequests(args as z.output<P>, ctx)
   const built: Built = {
     id,
     description: def.description,
@@ -198,10 +216,12 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
     truncation: def.truncation,
     validate,
     run,
-    explain: ownExplain === undefined ? undefined : (args, ctx) => ownExplain(args as z.output<P>, ctx),
+    requests,
+    authorize: (args, ctx) =>
+      requests === undefined ? Effect.succeed(ctx) : Effect.flatMap(requests(args, ctx), (list) => authorize(ctx, list)),
     execute: (args, ctx) =>
       validate(args).pipe(
-        Effect.flatMap((valid) => run(valid, ctx)),
+        Effect.flatMap((valid) => Effect.flatMap(built.authorize(valid, ctx), (granted) => run(valid, granted))),
         Effect.flatMap((result) => finalize(built, result, ctx)),
         Effect.provideService(Truncate.Truncate, truncate),
         Effect.withSpan(`Tool.${id}`, { attributes: { "tool.call_id": ctx.callID, "session.id": ctx.sessionID } })
@@ -233,6 +253,8 @@ export const makeContext = Effect.fnUntraced(function*(options: {
 }) {
   const permission = yield* Permission.Permission
   const callID = options.callID ?? newCallID()
+  const tool = options.tool === undefined ? undefined : { name: options.tool, callID }
+  const rulesetOf = (input: AskInput) => [...(options.ruleset ?? []), ...(input.ruleset ?? [])]
   const context: Context = {
     sessionID: options.sessionID,
     messageID: options.messageID ?? "message",
@@ -241,12 +263,12 @@ export const makeContext = Effect.fnUntraced(function*(options: {
     abort: options.abort ?? new AbortController().signal,
     extra: options.extra ?? {},
     metadata: options.metadata ?? (() => Effect.void),
-    ask: (input) =>
-      permission.ask({
-        ...input,
+    ask: (input) => permission.ask({ ...input, sessionID: options.sessionID, tool, ruleset: rulesetOf(input) }),
+    askAll: (inputs) =>
+      permission.askAll({
         sessionID: options.sessionID,
-        tool: options.tool === undefined ? undefined : { name: options.tool, callID },
-        ruleset: [...(options.ruleset ?? []), ...(input.ruleset ?? [])]
+        tool,
+        requests: inputs.map((input) => ({ ...input, ruleset: rulesetOf(input) }))
       }),
     truncation: options.truncation
   }

@@ -1,6 +1,7 @@
 /**
  * The set of tools an agent can call, and the one entry point that calls them:
- * lookup → validate → before hooks → validate → run → after hooks → truncate, with events.
+ * lookup → validate → before hooks → validate → the tool's permission requests (evaluated together:
+ * a deny refuses with no prompt, all asks are one prompt) → run → after hooks → truncate, with events.
  */
 import { Clock, Context, Effect, FileSystem, Layer, Option, Path, Schema } from "effect"
 import * as Events from "./Events.ts"
@@ -234,7 +235,8 @@ export const make = Effect.fnUntraced(function*<R>(
         const changed = yield* runBefore(hooks, tool.id, ctx, valid)
         if (changed !== valid) valid = yield* tool.validate(changed)
       }
-      const raw = yield* tool.run(valid, ctx)
+      const granted = yield* tool.authorize(valid, ctx)
+      const raw = yield* tool.run(valid, granted)
       const result = hooks.length > 0 ? yield* runAfter(hooks, tool.id, ctx, valid, raw) : raw
       return yield* bound(tool, result, ctx)
     })

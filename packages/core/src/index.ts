@@ -1,3 +1,4 @@
+export * as Authorize from "./Authorize.ts"
 export * as CustomTool from "./CustomTool.ts"
 export * as Events from "./Events.ts"
 export * as FileTime from "./FileTime.ts"

@@ -18,7 +18,7 @@ const Shell = Tool.define("shell", {
   parameters: z.object({ script: z.string() }),
   execute: () => Effect.die("must not run"),
   // One request per `;`-separated command, the way bash reports sub-commands.
-  explain: (args) =>
+  requests: (args) =>
     Effect.succeed([{ permission: "bash", patterns: args.script.split(";").map((c) => c.trim()) }])
 })
 

@@ -116,7 +116,13 @@ const fake = (
       : { permission, pattern, action, rule: undefined }
   let counter = 0
   return Permission.Permission.of({
-    ask: (input) => Effect.suspend(() => onAsk({ ...input, id: `scripted_${++counter}` })),
+    ask: (input) => Effect.suspend(() => onAsk({ ...input, requests: [input], id: `scripted_${++counter}` })),
+    askAll: (input) =>
+      Effect.suspend(() =>
+        input.requests.length === 0
+          ? Effect.void
+          : onAsk({ ...Permission.summarise(input.sessionID, input.tool, input.requests), id: `scripted_${++counter}` })
+      ),
     reply: () => Effect.succeed(false),
     pending: Effect.succeed([]),
     evaluate: (permission, pattern) => Effect.succeed(decision(permission, pattern)),

@@ -14,10 +14,11 @@ const TinyPermission = Layer.effect(
       ask: (input) =>
         Effect.gen(function*() {
           const deferred = yield* Deferred.make<void, Permission.PermissionRejectedError>()
-          const request = { ...input, id: `r${++n}` }
+          const request = { ...input, requests: [input], id: `r${++n}` }
           pending.set(request.id, { request, deferred })
           return yield* Deferred.await(deferred).pipe(Effect.ensuring(Effect.sync(() => pending.delete(request.id))))
         }),
+      askAll: () => Effect.die("unused"),
       reply: ({ requestID, reply, message }) =>
         Effect.gen(function*() {
           const entry = pending.get(requestID)

@@ -1,7 +1,7 @@
 /**
  * The `bash` tool: `{command, timeout? (ms), workdir?, description}`.
  *
- * analyse (tree-sitter) → ask external_directory / edit / bash → run with hard limits → head+tail
+ * analyse (tree-sitter) → ask external_directory / edit / bash (one prompt) → run with hard limits → head+tail
  * preview (20% head, 80% tail) with the spill path. The tool truncates its own output (bounded
  * memory while streaming), so it sets `metadata.truncated` and the registry does not truncate again.
  *
@@ -62,7 +62,7 @@ export const BashTool = Tool.define(
       )
 
     /** The working directory, analysis and permission requests of a call. */
-    const prepare = Effect.fn("BashTool.prepare")(function*(args: Parameters) {
+    const analysePlan = Effect.fn("BashTool.prepare")(function*(args: Parameters) {
       const cwd = directoryOf(workspace.root, args.workdir)
       if (args.workdir !== undefined) {
         const info = yield* fs.stat(cwd).pipe(Effect.mapError(() => fail(`workdir ${args.workdir} does not exist (${cwd})`)))
@@ -75,11 +75,19 @@ export const BashTool = Tool.define(
       )
       return { cwd, planned }
     })
+    // `requests` and `execute` see the same arguments object within a call: analyse it once.
+    const prepared = new WeakMap<Parameters, Effect.Success<ReturnType<typeof analysePlan>>>()
+    const prepare = (args: Parameters) => {
+      const known = prepared.get(args)
+      return known !== undefined
+        ? Effect.succeed(known)
+        : Effect.tap(analysePlan(args), (p) => Effect.sync(() => prepared.set(args, p)))
+    }
 
     const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context) {
       if (Result.isFailure(shell)) return yield* fail(shell.failure.message)
       const { cwd, planned } = yield* prepare(args)
-      for (const request of planned.requests) yield* ctx.ask(request)
+      yield* ctx.askAll(planned.requests)
 
       const requested = args.timeout ?? config.defaultTimeout
       const timeout = Math.min(requested, config.maxTimeout)
@@ -136,7 +144,7 @@ export const BashTool = Tool.define(
       }),
       parameters,
       execute,
-      explain: (args: Parameters) => Effect.map(prepare(args), ({ planned }) => planned.requests),
+      requests: (args: Parameters) => Effect.map(prepare(args), ({ planned }) => planned.requests),
       annotations: { destructive: true }
     }
   })

@@ -1,12 +1,13 @@
 /**
  * Plumbing the file-changing tools share: path display, loading a file as editable text (with the
  * clear refusals: missing, directory, too large, binary), the stale-read check, the edit
- * permission, the atomic commit and the FileTime record after it.
+ * permission requests, the atomic commit and the FileTime record after it.
  */
 import { Effect, FileSystem, Path } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { FileTime, Tool, Workspace } from "@agent-tools/core"
-import { unifiedDiff, type FileDiff } from "./diff.ts"
+import { locate, withExternal } from "../shared/access.ts"
+import { unifiedDiff } from "./diff.ts"
 import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES } from "./files.ts"
 import { similarity } from "./replacers/similarity.ts"
 import { decode, type Decoded, encode, encodingLabel, isBinary, isUnencodable } from "./text.ts"
@@ -75,9 +76,21 @@ export const encodeFor = (tool: string, shown: string, text: string, decoded: Pi
   )
 }
 
-/** Asks `edit` for a change of `shown`, with the diff in the metadata (reference §4 request map). */
-export const askEdit = (ctx: Tool.Context, shown: string, real: string, diff: FileDiff): ReturnType<Tool.Context["ask"]> =>
-  ctx.ask({ permission: "edit", patterns: [shown], always: ["*"], metadata: { filepath: real, diff: diff.patch } })
+/**
+ * The file a file-changing tool writes and the call's permission requests for it:
+ * `external_directory` when it lies outside the workspace, then `edit` with the shown path.
+ */
+export const editTarget = Effect.fnUntraced(function*(tool: string, filePath: string) {
+  const resolved = yield* locate(tool, filePath)
+  const shown = yield* displayPath(resolved)
+  const requests = withExternal(resolved, { access: "write", kind: "file" }, {
+    permission: "edit",
+    patterns: [shown],
+    always: ["*"],
+    metadata: { filepath: resolved.real }
+  })
+  return { real: resolved.real, shown, requests }
+})
 
 /**
  * Writes `bytes` to `real` atomically (parents created, mode and hard links kept) and records the

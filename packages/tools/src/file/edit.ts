@@ -1,17 +1,15 @@
 /**
  * edit: one string replacement in a file, through the replacer cascade (replacers/). Also the
- * runner multiedit uses: every edit of a call applied in order on the running text, then one
- * permission ask, one atomic write, all under the file's lock — nothing written if any edit fails.
+ * runner multiedit uses: the permission requests asked first (as one prompt), then every edit of
+ * a call applied in order on the running text, one atomic write, all under the file's lock — nothing written if any edit fails.
  */
 import { Effect } from "effect"
 import { z } from "zod"
 import { FileTime, Tool } from "@agent-tools/core"
-import { guard } from "../shared/access.ts"
 import {
-  askEdit,
   assertFresh,
   commit,
-  displayPath,
+  editTarget,
   encodeFor,
   fail,
   loadText,
@@ -58,9 +56,8 @@ export const runEdits = Effect.fnUntraced(function*(
   edits: ReadonlyArray<EditSpec>,
   label: (index: number) => string
 ): Effect.fn.Return<EditsResult, Tool.ExecuteError, Services> {
-  const target = yield* guard(ctx, filePath, { access: "write", kind: "file", tool })
-  const real = target.resolved.real
-  const shown = yield* displayPath(target.resolved)
+  const { real, shown, requests } = yield* editTarget(tool, filePath)
+  yield* ctx.askAll(requests)
   const fileTime = yield* FileTime.FileTime
   return yield* fileTime.withLock(
     real,
@@ -114,7 +111,6 @@ export const runEdits = Effect.fnUntraced(function*(
       }
       const bytes = yield* encodeFor(tool, shown, text, encoding)
       const diff = unifiedDiff(shown, before, text)
-      yield* askEdit(ctx, shown, real, diff)
       yield* commit(tool, ctx.sessionID, real, bytes, entry)
       const last = reports[reports.length - 1]!
       return {
@@ -153,6 +149,8 @@ export const EditTool = Tool.define(
       description: EDIT,
       parameters,
       annotations: { destructive: true },
+      requests: (args: z.output<typeof parameters>) =>
+        Effect.map(editTarget("edit", args.filePath), (t) => t.requests).pipe(Effect.provideContext(services)),
       execute: Effect.fn("EditTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
         if (args.oldString === args.newString) {
           return yield* fail("edit", "No changes to apply: oldString and newString are identical.")

@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { z } from "zod"
 import { Tool } from "@agent-tools/core"
 import type { Services } from "./common.ts"
-import { fail } from "./common.ts"
+import { editTarget, fail } from "./common.ts"
 import { MULTIEDIT } from "./descriptions.ts"
 import { runEdits } from "./edit.ts"
 import { formatRange, matchedNote } from "./replacers/messages.ts"
@@ -34,6 +34,8 @@ export const MultiEditTool = Tool.define(
       description: MULTIEDIT,
       parameters,
       annotations: { destructive: true },
+      requests: (args: z.output<typeof parameters>) =>
+        Effect.map(editTarget("multiedit", args.filePath), (t) => t.requests).pipe(Effect.provideContext(services)),
       execute: Effect.fn("MultiEditTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
         const n = args.edits.length
         const label = (i: number) => (n === 1 ? "" : `Edit ${i + 1} of ${n} failed: `)

@@ -7,8 +7,8 @@
 import { Effect, FileSystem, Option, Path, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { z } from "zod"
-import { FileTime, SpillStorage, Tool, Workspace } from "@agent-tools/core"
-import { guard } from "../shared/access.ts"
+import { FileTime, SpillStorage, Tool } from "@agent-tools/core"
+import { locate, withExternal } from "../shared/access.ts"
 import { displayPath, fail, notFoundMessage, type Services, similarNames } from "./common.ts"
 import { READ, READ_LIMIT } from "./descriptions.ts"
 import { describeFsError, inspect, MAX_EDIT_BYTES } from "./files.ts"
@@ -138,28 +138,41 @@ export const ReadTool = Tool.define(
       }
     })
 
+    /** The path, what is there, and the call's permission requests (asked before anything is read). */
+    const prepare = Effect.fnUntraced(function*(args: z.output<typeof parameters>) {
+      const resolved = yield* locate("read", args.filePath)
+      const entry = yield* inspect(resolved.real).pipe(Effect.mapError(fsError(resolved.absolute)))
+      const kind = entry._tag === "Directory" ? "directory" as const : "file" as const
+      const requests = withExternal(resolved, { access: "read", kind }, {
+        permission: "read",
+        patterns: [yield* displayPath(resolved)],
+        always: ["*"],
+        metadata: { filepath: resolved.real }
+      })
+      return { resolved, entry, requests }
+    }, Effect.provideContext(services))
+
+    /** A spill of a store that is not a directory (S3 …) is only reachable through the store. */
+    const storeSpill = (filePath: string) => spill !== undefined && spill.directory === undefined && spill.owns(filePath)
+
     return {
       description: READ,
       parameters,
       annotations: { readOnly: true },
+      requests: (args: z.output<typeof parameters>) =>
+        storeSpill(args.filePath) ? Effect.succeed([]) : Effect.map(prepare(args), (p) => p.requests),
       execute: Effect.fn("ReadTool.execute")(function*(
         args: z.output<typeof parameters>,
         ctx: Tool.Context
       ): Effect.fn.Return<Tool.Result, Tool.ExecuteError, Services> {
         const pager = new Pager(Math.max(1, args.offset ?? 1), args.limit ?? READ_LIMIT)
-        // A spill of a store that is not a directory (S3 …) is only reachable through the store.
-        if (spill !== undefined && spill.directory === undefined && spill.owns(args.filePath)) {
+        if (spill !== undefined && storeSpill(args.filePath)) {
           const stream = spill.read(args.filePath).pipe(Stream.mapError((e) => new Tool.ToolError({ tool: "read", message: e.message })))
           return yield* pageStream(args.filePath, stream, pager)
         }
-        const workspace = yield* Workspace.Workspace
-        const resolved = yield* workspace.resolve(args.filePath).pipe(
-          Effect.mapError((e) => new Tool.ToolError({ tool: "read", message: e.message }))
-        )
-        const entry = yield* inspect(resolved.real).pipe(Effect.mapError(fsError(resolved.absolute)))
-        yield* guard(ctx, args.filePath, { access: "read", kind: entry._tag === "Directory" ? "directory" : "file", tool: "read" })
+        const { resolved, entry, requests } = yield* prepare(args)
+        yield* ctx.askAll(requests)
         const shown = resolved.absolute
-        yield* ctx.ask({ permission: "read", patterns: [yield* displayPath(resolved)], always: ["*"], metadata: { filepath: resolved.real } })
         switch (entry._tag) {
           case "Missing":
             return yield* fail("read", notFoundMessage(shown, yield* similarNames(resolved.real)))

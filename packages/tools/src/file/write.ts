@@ -7,8 +7,7 @@
 import { Effect } from "effect"
 import { z } from "zod"
 import { FileTime, Tool } from "@agent-tools/core"
-import { guard } from "../shared/access.ts"
-import { askEdit, assertFresh, commit, displayPath, encodeFor, fail, loadText, type Services, unifiedDiff } from "./common.ts"
+import { assertFresh, commit, editTarget, encodeFor, fail, loadText, type Services, unifiedDiff } from "./common.ts"
 import { WRITE } from "./descriptions.ts"
 import { describeFsError, inspect } from "./files.ts"
 import { type Decoded, eolStats, encodingLabel, withEol } from "./text.ts"
@@ -26,10 +25,11 @@ export const WriteTool = Tool.define(
       description: WRITE,
       parameters,
       annotations: { destructive: true },
+      requests: (args: z.output<typeof parameters>) =>
+        Effect.map(editTarget("write", args.filePath), (t) => t.requests).pipe(Effect.provideContext(services)),
       execute: Effect.fn("WriteTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-        const target = yield* guard(ctx, args.filePath, { access: "write", kind: "file", tool: "write" })
-        const real = target.resolved.real
-        const shown = yield* displayPath(target.resolved)
+        const { real, shown, requests } = yield* editTarget("write", args.filePath)
+        yield* ctx.askAll(requests)
         const fileTime = yield* FileTime.FileTime
         return yield* fileTime.withLock(
           real,
@@ -59,7 +59,6 @@ export const WriteTool = Tool.define(
             }
             const bytes = yield* encodeFor("write", shown, content, encoding)
             const diff = unifiedDiff(shown, before, content)
-            yield* askEdit(ctx, shown, real, diff)
             yield* commit("write", ctx.sessionID, real, bytes, entry)
             const verb = entry._tag === "Missing" ? "Created" : "Wrote"
             return {

@@ -9,7 +9,7 @@
 import { Context, Effect } from "effect"
 import { z } from "zod"
 import { FileTime, Tool } from "@agent-tools/core"
-import { guard } from "../shared/access.ts"
+import { externalRequest, locate } from "../shared/access.ts"
 import { displayPath, type Services } from "../file/common.ts"
 import { unifiedDiff } from "../file/diff.ts"
 import { describeFsError } from "../file/files.ts"
@@ -52,21 +52,11 @@ export const ApplyPatchTool = Tool.define(
     const config = yield* ApplyPatchConfig
     const semantics = config.mode
 
-    const resolveTargets = Effect.fnUntraced(function*(ctx: Tool.Context, hunks: ReadonlyArray<Hunk>) {
-      const target = Effect.fnUntraced(function*(hunk: Hunk, file: string) {
-        if (file.trim().length === 0) return yield* fail(`Invalid patch hunk on line ${hunk.line}: the file path is empty`)
-        const t = yield* guard(ctx, file, { access: "write", kind: "file", tool: "apply_patch" })
-        return { real: t.resolved.real, shown: yield* displayPath(t.resolved) }
-      })
-      return yield* Effect.forEach(hunks, (hunk) =>
-        Effect.gen(function*() {
-          const path = yield* target(hunk, hunk.path)
-          const move = hunk.type === "update" && hunk.movePath !== undefined ? yield* target(hunk, hunk.movePath) : undefined
-          return { path, move } satisfies HunkTargets
-        }))
-    })
-
-    const execute = Effect.fn("ApplyPatchTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
+    /**
+     * The parsed hunks, their files, and the call's permission requests: `external_directory` for
+     * each file outside the workspace, then one `edit` for every file the patch names.
+     */
+    const prepare = Effect.fnUntraced(function*(args: z.output<typeof parameters>) {
       if (args.patchText.trim().length === 0) return yield* fail("patchText is required")
       const hunks = yield* Effect.try({
         try: () => parsePatch(args.patchText, "lenient"),
@@ -77,7 +67,34 @@ export const ApplyPatchTool = Tool.define(
           })
       })
       if (hunks.length === 0) return yield* fail("No files were modified. The patch is empty: it has no Add, Delete or Update File section.")
-      const targets = yield* resolveTargets(ctx, hunks)
+      const external = new Map<string, Tool.AskInput>()
+      const shownPaths = new Set<string>()
+      const target = Effect.fnUntraced(function*(hunk: Hunk, file: string) {
+        if (file.trim().length === 0) return yield* fail(`Invalid patch hunk on line ${hunk.line}: the file path is empty`)
+        const resolved = yield* locate("apply_patch", file)
+        const request = externalRequest(resolved, { access: "write", kind: "file" })
+        if (request !== undefined && !external.has(request.patterns[0]!)) external.set(request.patterns[0]!, request)
+        const shown = yield* displayPath(resolved)
+        shownPaths.add(shown)
+        return { real: resolved.real, shown }
+      })
+      const targets = yield* Effect.forEach(hunks, (hunk) =>
+        Effect.gen(function*() {
+          const path = yield* target(hunk, hunk.path)
+          const move = hunk.type === "update" && hunk.movePath !== undefined ? yield* target(hunk, hunk.movePath) : undefined
+          return { path, move } satisfies HunkTargets
+        }))
+      const patterns = [...shownPaths]
+      const requests: ReadonlyArray<Tool.AskInput> = [
+        ...external.values(),
+        { permission: "edit", patterns, always: ["*"], metadata: { filepath: patterns.join(", ") } }
+      ]
+      return { hunks, targets, requests }
+    }, Effect.provideContext(services))
+
+    const execute = Effect.fn("ApplyPatchTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
+      const { hunks, targets, requests } = yield* prepare(args)
+      yield* ctx.askAll(requests)
       const locked = [...new Set(targets.flatMap((t) => [t.path.real, ...(t.move ? [t.move.real] : [])]))].sort()
       const fileTime = yield* FileTime.FileTime
 
@@ -106,12 +123,6 @@ export const ApplyPatchTool = Tool.define(
         })
         const diff = files.map((f) => f.patch).join("\n")
         if (changed.length > 0) {
-          yield* ctx.ask({
-            permission: "edit",
-            patterns: changed.map((s) => s.shown),
-            always: ["*"],
-            metadata: { filepath: changed.map((s) => s.shown).join(", "), diff, files }
-          })
           yield* commitSlots(changed)
           for (const s of changed) {
             if (s.current !== null) yield* fileTime.recordWrite(ctx.sessionID, s.real, s.current).pipe(Effect.ignore)
@@ -130,6 +141,12 @@ export const ApplyPatchTool = Tool.define(
       return yield* locked.reduce<typeof run>((inner, real) => fileTime.withLock(real, inner), run)
     }, Effect.provideContext(services))
 
-    return { description: APPLY_PATCH, parameters, annotations: { destructive: true }, execute }
+    return {
+      description: APPLY_PATCH,
+      parameters,
+      annotations: { destructive: true },
+      requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests),
+      execute
+    }
   })
 )

@@ -1,11 +1,11 @@
 /**
- * What grep, glob and list share: resolving the search root through Workspace (asking
- * `external_directory` for a root outside it), mapping search errors to tool errors, and the
+ * What grep, glob and list share: resolving the search root through Workspace (with the
+ * `external_directory` request for a root outside it), mapping search errors to tool errors, and the
  * small formatting helpers of their outputs.
  */
 import { Effect, FileSystem, Path } from "effect"
 import { Ripgrep, Tool, Workspace } from "@agent-tools/core"
-import { guard } from "../shared/access.ts"
+import { externalRequest } from "../shared/access.ts"
 
 export type Services = Ripgrep.Ripgrep | Workspace.Workspace | FileSystem.FileSystem | Path.Path
 
@@ -15,13 +15,14 @@ export interface Root {
   readonly isDirectory: boolean
   /** Relative to the workspace root when inside it (`.` for the root), else the real path. */
   readonly shown: string
+  /** The `external_directory` request when the root lies outside the workspace. */
+  readonly external: Tool.AskInput | undefined
 }
 
 export const fail = (tool: string, message: string) => Effect.fail(new Tool.ToolError({ tool, message }))
 
-/** Resolves `input` (default: the workspace root), checks it exists, and guards it. */
+/** Resolves `input` (default: the workspace root) and checks it exists. */
 export const resolveRoot = Effect.fnUntraced(function*(
-  ctx: Tool.Context,
   tool: string,
   input: string | undefined,
   options: { readonly directoryOnly: boolean }
@@ -40,9 +41,13 @@ export const resolveRoot = Effect.fnUntraced(function*(
   if (info._tag === "None") return yield* fail(tool, `No such file or directory: ${requested}`)
   const isDirectory = info.value.type === "Directory"
   if (options.directoryOnly && !isDirectory) return yield* fail(tool, `${tool} path must be a directory: ${requested}`)
-  yield* guard(ctx, requested, { access: "read", kind: isDirectory ? "directory" : "file", tool })
-  return { real: resolved.real, isDirectory, shown }
+  const external = externalRequest(resolved, { access: "read", kind: isDirectory ? "directory" : "file" })
+  return { real: resolved.real, isDirectory, shown, external } satisfies Root
 })
+
+/** The root's `external_directory` request (if any), then the tool's own. */
+export const requestsOf = (root: Root, own: Tool.AskInput): ReadonlyArray<Tool.AskInput> =>
+  root.external === undefined ? [own] : [root.external, own]
 
 /** A search failure as the model should read it. */
 export const searchError = (tool: string) => (e: Ripgrep.Error): Tool.ToolError =>

@@ -14,7 +14,7 @@
 import { Duration, Effect, Option, Path, Stream } from "effect"
 import { z } from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
-import { namesHidden, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
+import { namesHidden, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { FILE_LIMIT, GLOB } from "./descriptions.ts"
 import { newestFirst, TopK } from "./topk.ts"
 
@@ -64,10 +64,22 @@ export const GlobTool = Tool.define(
         Effect.orElseSucceed(() => false)
       )
 
-    const execute = Effect.fn("GlobTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-      yield* ctx.ask({ permission: "glob", patterns: [args.pattern], always: ["*"], metadata: { pattern: args.pattern, path: args.path } })
+    /** The search root, the pattern under it, and the call's permission requests. */
+    const prepare = Effect.fnUntraced(function*(args: z.output<typeof parameters>) {
       const split = splitPattern(args.pattern, args.path)
-      const root = yield* resolveRoot(ctx, "glob", split.path, { directoryOnly: true })
+      const root = yield* resolveRoot("glob", split.path, { directoryOnly: true })
+      const requests = requestsOf(root, {
+        permission: "glob",
+        patterns: [args.pattern],
+        always: ["*"],
+        metadata: { pattern: args.pattern, path: args.path }
+      })
+      return { split, root, requests }
+    }, Effect.provideContext(services))
+
+    const execute = Effect.fn("GlobTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
+      const { split, root, requests } = yield* prepare(args)
+      yield* ctx.askAll(requests)
       const pattern = split.pattern === "" ? "**" : split.pattern
       const top = new TopK<Entry>(FILE_LIMIT, newestFirst)
       const skipped = new SkippedPaths()
@@ -109,6 +121,6 @@ export const GlobTool = Tool.define(
       }
     }, Effect.provide(services))
 
-    return { description: GLOB, parameters, execute, annotations: { readOnly: true } } satisfies Tool.Def<typeof parameters>
+    return { description: GLOB, parameters, execute, requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests), annotations: { readOnly: true } } satisfies Tool.Def<typeof parameters>
   })
 )

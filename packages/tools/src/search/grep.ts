@@ -14,7 +14,7 @@
 import { Effect, Path, Stream } from "effect"
 import { z } from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
-import { fail, namesHidden, plural, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
+import { fail, namesHidden, plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { GREP, MATCH_LIMIT, MAX_LINE_LENGTH } from "./descriptions.ts"
 import { type FileCount, NewestFiles } from "./topk.ts"
 
@@ -79,15 +79,22 @@ export const GrepTool = Tool.define(
     const rg = yield* Ripgrep.Ripgrep
     const path = yield* Path.Path
 
-    const execute = Effect.fn("GrepTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
+    /** The search root and the call's permission requests. */
+    const prepare = Effect.fnUntraced(function*(args: z.output<typeof parameters>) {
       if (args.pattern === "") return yield* fail("grep", "pattern is required")
-      yield* ctx.ask({
+      const root = yield* resolveRoot("grep", args.path, { directoryOnly: false })
+      const requests = requestsOf(root, {
         permission: "grep",
         patterns: [args.pattern],
         always: ["*"],
         metadata: { pattern: args.pattern, path: args.path, include: args.include }
       })
-      const root = yield* resolveRoot(ctx, "grep", args.path, { directoryOnly: false })
+      return { root, requests }
+    }, Effect.provideContext(services))
+
+    const execute = Effect.fn("GrepTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
+      const { root, requests } = yield* prepare(args)
+      yield* ctx.askAll(requests)
       const cwd = root.isDirectory ? root.real : path.dirname(root.real)
       const target = root.isDirectory ? undefined : [path.basename(root.real)]
       const skipped = new SkippedPaths()
@@ -153,6 +160,6 @@ export const GrepTool = Tool.define(
       }
     }, Effect.provide(services))
 
-    return { description: GREP, parameters, execute, annotations: { readOnly: true } } satisfies Tool.Def<typeof parameters>
+    return { description: GREP, parameters, execute, requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests), annotations: { readOnly: true } } satisfies Tool.Def<typeof parameters>
   })
 )

@@ -9,7 +9,7 @@
 import { Effect, Stream } from "effect"
 import { z } from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
-import { plural, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
+import { plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { LIST, LIST_IGNORES, LIST_LIMIT } from "./descriptions.ts"
 import { TopK } from "./topk.ts"
 
@@ -78,9 +78,16 @@ export const ListTool = Tool.define(
     const services = yield* Effect.context<Services>()
     const rg = yield* Ripgrep.Ripgrep
 
+    /** The listed directory and the call's permission requests. */
+    const prepare = Effect.fnUntraced(function*(args: z.output<typeof parameters>) {
+      const root = yield* resolveRoot("list", args.path, { directoryOnly: true })
+      const requests = requestsOf(root, { permission: "list", patterns: [root.real], always: ["*"], metadata: { path: root.real } })
+      return { root, requests }
+    }, Effect.provideContext(services))
+
     const execute = Effect.fn("ListTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-      const root = yield* resolveRoot(ctx, "list", args.path, { directoryOnly: true })
-      yield* ctx.ask({ permission: "list", patterns: [root.real], always: ["*"], metadata: { path: root.real } })
+      const { root, requests } = yield* prepare(args)
+      yield* ctx.askAll(requests)
       const glob = [...LIST_IGNORES.map((p) => `!${p}`), ...(args.ignore ?? []).map((p) => `!${p.replace(/^!/, "")}`)]
       const top = new TopK<Entry>(LIST_LIMIT, shallowestFirst)
       const topLevel = new Map<string, number>()
@@ -122,6 +129,7 @@ export const ListTool = Tool.define(
       description: LIST,
       parameters,
       execute,
+      requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests),
       annotations: { readOnly: true }
     } satisfies Tool.Def<typeof parameters>
   })

@@ -1,26 +1,19 @@
 /**
- * The external-directory guard every file-touching tool goes through: resolve the tool path to a
- * real path with Workspace, and when it lies outside the workspace ask `external_directory` for
- * its directory, showing the real target (a symlink inside that points out counts as outside).
- * Spill files of this workspace's store are readable without asking, never writable.
+ * The external-directory request every file-touching tool makes: a tool path is resolved to a
+ * real path with Workspace, and when it lies outside the workspace the tool's requests include
+ * `external_directory` for its directory, showing the real target (a symlink inside that points
+ * out counts as outside). Spill files of this workspace's store are readable without asking,
+ * never writable.
  */
 import { Effect } from "effect"
 import { Tool, Workspace } from "@agent-tools/core"
 
 export type Access = "read" | "write"
 
-export interface Target {
-  readonly resolved: Workspace.Resolved
-  /** Whether the user was asked (the path lies outside the workspace). */
-  readonly external: boolean
-}
-
 export interface AccessOptions {
   readonly access: Access
   /** A directory target asks for the directory itself, a file for its parent. */
   readonly kind?: "file" | "directory" | undefined
-  /** The tool name, for error messages. */
-  readonly tool: string
 }
 
 const parentOf = (path: string): string => {
@@ -28,21 +21,19 @@ const parentOf = (path: string): string => {
   return i <= 0 ? "/" : path.slice(0, i)
 }
 
-/** Resolves `path` and asks `external_directory` when it lies outside the workspace. */
-export const guard = Effect.fnUntraced(function*(
-  ctx: Tool.Context,
-  path: string,
-  options: AccessOptions
-): Effect.fn.Return<Target, Tool.ExecuteError, Workspace.Workspace> {
-  const workspace = yield* Workspace.Workspace
-  const resolved = yield* workspace.resolve(path).pipe(
-    Effect.mapError((e) => new Tool.ToolError({ tool: options.tool, message: e.message }))
+/** Resolves `path` with Workspace; a path that cannot be resolved is `tool`'s error. */
+export const locate = (tool: string, path: string): Effect.Effect<Workspace.Resolved, Tool.ToolError, Workspace.Workspace> =>
+  Workspace.Workspace.use((workspace) => workspace.resolve(path)).pipe(
+    Effect.mapError((e) => new Tool.ToolError({ tool, message: e.message }))
   )
-  if (resolved.inside) return { resolved, external: false } satisfies Target
-  if (options.access === "read" && resolved.spill) return { resolved, external: false } satisfies Target
+
+/** The `external_directory` request for a resolved path, or undefined when none is needed. */
+export const externalRequest = (resolved: Workspace.Resolved, options: AccessOptions): Tool.AskInput | undefined => {
+  if (resolved.inside) return undefined
+  if (options.access === "read" && resolved.spill) return undefined
   const dir = options.kind === "directory" ? resolved.real : parentOf(resolved.real)
   const pattern = dir === "/" ? "/*" : `${dir}/*`
-  yield* ctx.ask({
+  return {
     permission: "external_directory",
     patterns: [pattern],
     always: [pattern],
@@ -52,6 +43,15 @@ export const guard = Effect.fnUntraced(function*(
       access: options.access,
       ...(resolved.real !== resolved.absolute ? { requested: resolved.absolute } : {})
     }
-  })
-  return { resolved, external: true } satisfies Target
-})
+  }
+}
+
+/** The external request of a path (if any) followed by the tool's own. */
+export const withExternal = (
+  resolved: Workspace.Resolved,
+  options: AccessOptions,
+  own: Tool.AskInput
+): ReadonlyArray<Tool.AskInput> => {
+  const external = externalRequest(resolved, options)
+  return external === undefined ? [own] : [external, own]
+}

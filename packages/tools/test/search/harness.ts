@@ -64,7 +64,8 @@ export const makeContext = (asks: Array<Tool.AskInput>): Tool.Context => ({
   abort: new AbortController().signal,
   extra: {},
   metadata: () => Effect.void,
-  ask: (input) => Effect.sync(() => void asks.push(input))
+  ask: (input) => Effect.sync(() => void asks.push(input)),
+  askAll: (inputs) => Effect.sync(() => void asks.push(...inputs))
 })
 
 export interface Env {
