@@ -93,10 +93,14 @@ export const makeAdapter = Effect.fn("AiSdk.makeAdapter")(function*(source: Call
     throw new ToolCallFailed(Calls.failureMessage(outcome))
   }
 
-  /** Probes a call; a completed probe is kept for execute. Returns the ask that needs the user. */
-  const needsUser = async (id: string, input: unknown, toolCallId: string): Promise<Permission.AskInput | undefined> => {
+  /** Probes a call; a completed probe is kept for execute. Returns the requests that need the user. */
+  const needsUser = async (
+    id: string,
+    input: unknown,
+    toolCallId: string
+  ): Promise<ReadonlyArray<Permission.AskInput> | undefined> => {
     const probe = await runPromise(Calls.probe(source, options, id, input, toolCallId))
-    if (probe._tag === "NeedsApproval") return probe.ask
+    if (probe._tag === "NeedsApproval") return probe.asks
     outcomes.put(toolCallId, probe.outcome)
     return undefined
   }
@@ -127,8 +131,8 @@ export const makeAdapter = Effect.fn("AiSdk.makeAdapter")(function*(source: Call
   const toolApproval: Adapter["toolApproval"] = async ({ toolCall }) => {
     const id = names.toId.get(toolCall.toolName)
     if (id === undefined || toolCall.providerExecuted === true) return undefined
-    const ask = await needsUser(id, toolCall.input, toolCall.toolCallId)
-    return ask === undefined ? undefined : { type: "user-approval", reason: Calls.describeAsk(ask) }
+    const asks = await needsUser(id, toolCall.input, toolCall.toolCallId)
+    return asks === undefined ? undefined : { type: "user-approval", reason: Calls.describeAsks(asks) }
   }
 
   return { tools, toolApproval, ids: names.toId } satisfies Adapter

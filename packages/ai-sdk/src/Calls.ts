@@ -5,8 +5,9 @@
  * - `waiting`: `ctx.ask` goes to Permission, which decides by its rules and waits for (or is
  *   answered by) the runtime's responder;
  * - `probe`: used to decide whether a call needs the user. The call runs with asks decided by the
- *   rules alone; at the first ask that would need the user it stops (interrupted, before the tool
- *   acts: tools ask before they touch anything) and reports that ask. A call that needs nobody
+ *   rules alone; at the first ask that would need the user (for a built-in tool: its whole list of
+ *   requests, asked before it runs) it stops (interrupted, before the tool acts) and reports the
+ *   requests that need the user. A call that needs nobody
  *   simply completes, and its outcome is kept so the SDK's execute does not run it twice;
  * - `approved`: the user approved this call in the SDK (e.g. an AI SDK approval response), so
  *   asks the rules leave at `ask` are allowed; a `deny` rule still denies.
@@ -40,7 +41,7 @@ export type AskMode = "waiting" | "approved"
 export type Outcome = Exit.Exit<Tool.Result, ToolRegistry.ExecuteError>
 
 export type Probe =
-  | { readonly _tag: "NeedsApproval"; readonly ask: Permission.AskInput }
+  | { readonly _tag: "NeedsApproval"; readonly asks: ReadonlyArray<Permission.AskInput> }
   | { readonly _tag: "Done"; readonly outcome: Outcome }
 
 const isRegistry = (source: Source): source is ToolRegistry.ToolRegistry["Service"] => !Array.isArray(source)
@@ -63,6 +64,14 @@ const execute = (
     : tool.execute(args, ctx)
 }
 
+/** How a call's asks are answered: one request, or the requests of one prompt. */
+interface Asker {
+  readonly ask: (input: Permission.AskInput) => Effect.Effect<void, Permission.PermissionRejectedError | Permission.PermissionDeniedError>
+  readonly askAll: (
+    inputs: ReadonlyArray<Permission.AskInput>
+  ) => Effect.Effect<void, Permission.PermissionRejectedError | Permission.PermissionDeniedError>
+}
+
 /** What makeContext would send to Permission for a tool's ask. */
 const fullAsk = (options: CallOptions, id: string, callID: string, input: Tool.AskInput): Permission.AskInput => ({
   ...input,
@@ -76,7 +85,7 @@ const contextWith = Effect.fnUntraced(function*(
   id: string,
   callID: string,
   abort: AbortSignal | undefined,
-  ask: (input: Permission.AskInput) => Effect.Effect<void, Permission.PermissionRejectedError | Permission.PermissionDeniedError>
+  asker: Asker
 ) {
   const onMetadata = options.onMetadata
   const base = yield* Tool.makeContext({
@@ -91,8 +100,34 @@ const contextWith = Effect.fnUntraced(function*(
     tool: id,
     metadata: onMetadata === undefined ? undefined : (update) => Effect.sync(() => onMetadata(callID, update))
   })
-  return { ...base, ask: (input) => ask(fullAsk(options, id, callID, input)) } satisfies Tool.Context
+  return {
+    ...base,
+    ask: (input) => asker.ask(fullAsk(options, id, callID, input)),
+    askAll: (inputs) => asker.askAll(inputs.map((input) => fullAsk(options, id, callID, input)))
+  } satisfies Tool.Context
 })
+
+/** The permission service's own ask for one request or several (one prompt). */
+const asking = (permission: Permission.Permission["Service"], inputs: ReadonlyArray<Permission.AskInput>) =>
+  inputs.length === 1
+    ? permission.ask(inputs[0]!)
+    : permission.askAll({
+      sessionID: inputs[0]?.sessionID ?? "",
+      tool: inputs[0]?.tool,
+      requests: inputs.map(({ sessionID: _s, tool: _t, ...item }) => item)
+    })
+
+/** The combined decision for several requests: deny if any denies, else ask if any asks. */
+const decide = Effect.fnUntraced(function*(permission: Permission.Permission["Service"], inputs: ReadonlyArray<Permission.AskInput>) {
+  const actions: Array<Permission.Action> = []
+  for (const input of inputs) actions.push((yield* permission.explain(input)).action)
+  return actions.includes("deny") ? "deny" as const : actions.includes("ask") ? "ask" as const : "allow" as const
+})
+
+/** An Asker from one function over the requests of a prompt. */
+const askerOf = (
+  f: (inputs: ReadonlyArray<Permission.AskInput>) => Effect.Effect<void, Permission.PermissionRejectedError | Permission.PermissionDeniedError>
+): Asker => ({ ask: (input) => f([input]), askAll: f })
 
 /** Runs one call; `approved` lifts the asks the rules leave at `ask`. */
 export const run = Effect.fn("Calls.run")(function*(
@@ -103,11 +138,13 @@ export const run = Effect.fn("Calls.run")(function*(
   call: { readonly callID: string; readonly abort?: AbortSignal | undefined; readonly mode: AskMode }
 ) {
   const permission = yield* Permission.Permission
-  const ask = call.mode === "waiting" ? permission.ask : (input: Permission.AskInput) =>
-    Effect.flatMap(permission.explain(input), (explanation) =>
+  const asker = askerOf((inputs) =>
+    call.mode === "waiting"
+      ? asking(permission, inputs)
       // A deny goes through Permission so the error (and its events) are the usual ones.
-      explanation.action === "deny" ? permission.ask(input) : Effect.void)
-  const ctx = yield* contextWith(options, id, call.callID, call.abort, ask)
+      : Effect.flatMap(decide(permission, inputs), (action) => action === "deny" ? asking(permission, inputs) : Effect.void)
+  )
+  const ctx = yield* contextWith(options, id, call.callID, call.abort, asker)
   return yield* execute(source, id, args, ctx)
 })
 
@@ -120,18 +157,19 @@ export const probe = Effect.fn("Calls.probe")(function*(
   callID: string
 ) {
   const permission = yield* Permission.Permission
-  const stopped = yield* Deferred.make<Permission.AskInput>()
-  const ask = (input: Permission.AskInput) =>
-    Effect.flatMap(permission.explain(input), (explanation) =>
-      explanation.action === "ask"
-        ? Deferred.succeed(stopped, input).pipe(Effect.andThen(Effect.never))
-        : permission.ask(input))
-  const ctx = yield* contextWith(options, id, callID, undefined, ask)
+  const stopped = yield* Deferred.make<ReadonlyArray<Permission.AskInput>>()
+  const asker = askerOf((inputs) =>
+    Effect.flatMap(decide(permission, inputs), (action) =>
+      action === "ask"
+        ? Deferred.succeed(stopped, inputs).pipe(Effect.andThen(Effect.never))
+        : asking(permission, inputs))
+  )
+  const ctx = yield* contextWith(options, id, callID, undefined, asker)
   const done = execute(source, id, args, ctx).pipe(
     Effect.exit,
     Effect.map((outcome): Probe => ({ _tag: "Done", outcome }))
   )
-  const needs = Deferred.await(stopped).pipe(Effect.map((ask): Probe => ({ _tag: "NeedsApproval", ask })))
+  const needs = Deferred.await(stopped).pipe(Effect.map((asks): Probe => ({ _tag: "NeedsApproval", asks })))
   return yield* Effect.raceFirst(done, needs)
 })
 
@@ -152,12 +190,16 @@ export const makeOutcomes = (capacity = 256) => {
   }
 }
 
-/** One line for an approval prompt: `edit src/a.ts` (with the real path when the tool gave one). */
-export const describeAsk = (ask: Permission.AskInput): string => {
-  const filepath = ask.metadata?.filepath
-  const where = typeof filepath === "string" && !ask.patterns.includes(filepath) ? ` (${filepath})` : ""
-  return `${ask.permission} ${ask.patterns.join(", ")}${where}`
-}
+/**
+ * One line for an approval prompt listing every request of the call, e.g.
+ * `edit src/a.ts; bash touch src/a.ts` (with the real path when the tool gave one).
+ */
+export const describeAsks = (asks: ReadonlyArray<Permission.AskInput>): string =>
+  asks.map((ask) => {
+    const filepath = ask.metadata?.filepath
+    const where = typeof filepath === "string" && !ask.patterns.includes(filepath) ? ` (${filepath})` : ""
+    return `${ask.permission} ${ask.patterns.join(", ")}${where}`
+  }).join("; ")
 
 /** The message of a failed call, for the model. */
 export const failureMessage = (cause: Exit.Exit<unknown, { readonly message: string }>): string => {

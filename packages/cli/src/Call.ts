@@ -33,9 +33,13 @@ const execute = Effect.fnUntraced(function*(tool: string, args: unknown, mode: M
   const base = yield* Tool.makeContext({ sessionID: SESSION_ID, tool, metadata: live.update })
   const context = mode === "prompt" ? yield* Prompt.interactive(base) : base
   let refused: Permission.PermissionRejectedError | Permission.PermissionDeniedError | undefined
+  type Refusal = Permission.PermissionRejectedError | Permission.PermissionDeniedError
+  const remember = (asking: Effect.Effect<void, Refusal>) =>
+    asking.pipe(Effect.tapError((e) => Effect.sync(() => void (refused = e))))
   const tracked: Tool.Context = {
     ...context,
-    ask: (input) => context.ask(input).pipe(Effect.tapError((e) => Effect.sync(() => void (refused = e))))
+    ask: (input) => remember(context.ask(input)),
+    askAll: (inputs) => remember(context.askAll(inputs))
   }
   return yield* registry.execute(tool, args, tracked).pipe(
     Effect.ensuring(live.finish),

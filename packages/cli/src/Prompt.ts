@@ -35,17 +35,16 @@ const clip = (text: string) =>
 
 const indent = (text: string) => text.split("\n").map((l) => `    ${l}`).join("\n")
 
-/** The request as the user sees it. */
-export const render = (request: Pick<Permission.Request, "permission" | "patterns" | "always" | "metadata">): string => {
-  const meta = request.metadata ?? {}
+/** The lines of one request: its patterns, the command, the real path, the diff of an edit. */
+const renderItem = (item: Permission.Item, lines: Array<string>) => {
+  const meta = item.metadata ?? {}
   const text = (key: string) => typeof meta[key] === "string" ? meta[key] as string : undefined
-  const lines = [`Permission needed: ${request.permission}`]
-  for (const pattern of request.patterns) lines.push(`  pattern: ${pattern}`)
+  for (const pattern of item.patterns) lines.push(`  pattern: ${pattern}`)
   const command = text("command")
   if (command !== undefined) lines.push(`  command: ${command}`)
   const description = text("description")
   if (description !== undefined) lines.push(`  description: ${description}`)
-  if (request.permission === "external_directory") {
+  if (item.permission === "external_directory") {
     const real = text("filepath")
     if (real !== undefined) lines.push(`  outside the workspace: ${real}`)
     const requested = text("requested")
@@ -58,7 +57,25 @@ export const render = (request: Pick<Permission.Request, "permission" | "pattern
   }
   const diff = text("diff")
   if (diff !== undefined && diff.trim() !== "") lines.push("  diff:", indent(clip(diff.trimEnd())))
-  const always = request.always ?? request.patterns
+}
+
+/** The request as the user sees it: every request of the call, one answer for all of them. */
+export const render = (request: Pick<Permission.Request, "permission" | "patterns" | "always" | "metadata"> & {
+  readonly requests?: ReadonlyArray<Permission.Item> | undefined
+}): string => {
+  const items = request.requests ?? [request]
+  const lines: Array<string> = []
+  if (items.length === 1) {
+    lines.push(`Permission needed: ${items[0]!.permission}`)
+    renderItem(items[0]!, lines)
+  } else {
+    lines.push(`Permissions needed for this call (one answer applies to all ${items.length}):`)
+    items.forEach((item, i) => {
+      lines.push(`${i + 1}. ${item.permission}`)
+      renderItem(item, lines)
+    })
+  }
+  const always = items.flatMap((item) => item.always ?? item.patterns)
   lines.push(`  "always" allows for the rest of this call: ${always.join(", ")}`)
   return lines.join("\n")
 }
@@ -83,8 +100,8 @@ export const promptReply = Effect.fn("Cli.promptReply")(function*(request: Permi
 })
 
 /**
- * Wraps a context's `ask` so that a request the rules leave at `ask` is put to the user: the real
- * `Permission.ask` runs (so replies, `always` approvals and events behave as everywhere else) and
+ * Wraps a context's `ask` and `askAll` so that requests the rules leave at `ask` are put to the
+ * user as one question: the real `Permission.ask` / `askAll` runs (so replies, `always` approvals and events behave as everywhere else) and
  * the prompt answers its pending request. Requests the rules decide never prompt. Concurrent asks
  * of one call (batch) are claimed one each and prompted one at a time.
  */
@@ -120,14 +137,21 @@ export const interactive = Effect.fnUntraced(function*(
       yield* permission.reply({ requestID: request.id, reply })
     }).pipe(terminal.withPermit)
 
-  const ask: Tool.Context["ask"] = (input) =>
+  // Asks the rules decide (allow, or any deny) never prompt; otherwise the one pending request
+  // of the ask is claimed and answered at the terminal.
+  const prompted = <E>(inputs: ReadonlyArray<Tool.AskInput>, asking: Effect.Effect<void, E>) =>
     Effect.gen(function*() {
-      const explanation = yield* permission.explain({ ...input, sessionID: context.sessionID })
-      if (explanation.action !== "ask") return yield* context.ask(input)
-      const fiber = yield* Effect.forkChild(context.ask(input))
+      const actions: Array<Permission.Action> = []
+      for (const input of inputs) actions.push((yield* permission.explain({ ...input, sessionID: context.sessionID })).action)
+      if (actions.includes("deny") || !actions.includes("ask")) return yield* asking
+      const fiber = yield* Effect.forkChild(asking)
       const request = yield* claim(fiber)
       if (request !== undefined) yield* answer(request)
       return yield* Fiber.join(fiber)
     })
-  return { ...context, ask } satisfies Tool.Context
+  return {
+    ...context,
+    ask: (input) => prompted([input], context.ask(input)),
+    askAll: (inputs) => prompted(inputs, context.askAll(inputs))
+  } satisfies Tool.Context
 })

@@ -257,9 +257,23 @@ describe("Permission events", () => {
       yield* permission.reply({ requestID: r2!.id, reply: "reject" })
       yield* Effect.flip(Fiber.join(other))
       expect(yield* Fiber.join(collector)).toEqual([
-        { _tag: "PermissionAsked", id: r1!.id, sessionID: "s1", permission: "bash", patterns: ["ls"] },
+        {
+          _tag: "PermissionAsked",
+          id: r1!.id,
+          sessionID: "s1",
+          permission: "bash",
+          patterns: ["ls"],
+          requests: [{ permission: "bash", patterns: ["ls"] }]
+        },
         { _tag: "PermissionReplied", id: r1!.id, sessionID: "s1", reply: "always" },
-        { _tag: "PermissionAsked", id: r2!.id, sessionID: "s2", permission: "bash", patterns: ["pwd"] },
+        {
+          _tag: "PermissionAsked",
+          id: r2!.id,
+          sessionID: "s2",
+          permission: "bash",
+          patterns: ["pwd"],
+          requests: [{ permission: "bash", patterns: ["pwd"] }]
+        },
         { _tag: "PermissionReplied", id: r2!.id, sessionID: "s2", reply: "reject" }
       ])
     }).pipe(provide()))
@@ -310,4 +324,100 @@ describe("Permission.explain", () => {
       for (let i = 0; i < 1000; i++) expect(yield* permission.evaluate("bash", "rm -rf build")).toEqual(first)
       expect(first.action).toBe("deny")
     }).pipe(provide()))
+})
+
+describe("Permission.askAll", () => {
+  const call = (sessionID: string): Permission.AskAllInput => ({
+    sessionID,
+    tool: { name: "bash", callID: "c1" },
+    requests: [
+      { permission: "external_directory", patterns: ["/etc/*"], always: ["/etc/*"] },
+      { permission: "edit", patterns: ["a.txt"], always: ["a.txt"] },
+      { permission: "bash", patterns: ["git status", "touch a.txt"], always: ["touch *"] }
+    ]
+  })
+  const askAllInBackground = (input: Permission.AskAllInput) =>
+    Permission.Permission.use((permission) => permission.askAll(input).pipe(Effect.forkChild))
+
+  it.effect("any deny refuses at once: nothing is asked, nothing is published", () =>
+    Effect.gen(function*() {
+      const permission = yield* Permission.Permission
+      const events = yield* Events.Events
+      const seen = yield* events.subscribe.pipe(Stream.take(1), Stream.runCollect, (e) => Effect.forkChild(e, { startImmediately: true }))
+      yield* Effect.yieldNow
+      const input = call("s1")
+      const error = yield* Effect.flip(permission.askAll({
+        ...input,
+        requests: [...input.requests, { permission: "bash", patterns: ["rm -rf x"] }]
+      }))
+      assert.instanceOf(error, Permission.PermissionDeniedError)
+      expect(error.pattern).toBe("rm -rf x")
+      expect(yield* permission.pending).toEqual([])
+      // The next ask is the first event: the deny published nothing.
+      yield* askInBackground(bash("s1", "ls"))
+      const [first] = yield* Fiber.join(seen)
+      expect(first).toMatchObject({ _tag: "PermissionAsked", permission: "bash", patterns: ["ls"] })
+    }).pipe(provide()))
+
+  it.effect("every ask of the call is one pending request; allowed requests are left out", () =>
+    Effect.gen(function*() {
+      const permission = yield* Permission.Permission
+      const fiber = yield* askAllInBackground(call("s1"))
+      const [request, ...others] = yield* pendingAtLeast(1)
+      expect(others).toEqual([])
+      expect(request!.permission).toBe("external_directory, edit, bash")
+      expect(request!.patterns).toEqual(["/etc/*", "a.txt", "git status", "touch a.txt"])
+      expect(request!.requests.map((r) => r.permission)).toEqual(["external_directory", "edit", "bash"])
+      expect(request!.tool).toEqual({ name: "bash", callID: "c1" })
+      yield* permission.reply({ requestID: request!.id, reply: "once" })
+      yield* Fiber.join(fiber)
+
+      // With bash allowed by rule, only the other two are asked.
+      const partial = yield* askAllInBackground({ ...call("s1"), requests: call("s1").requests.slice(0, 2) })
+      const [second] = yield* pendingAtLeast(1)
+      expect(second!.requests.map((r) => r.permission)).toEqual(["external_directory", "edit"])
+      yield* permission.reply({ requestID: second!.id, reply: "once" })
+      yield* Fiber.join(partial)
+      const readOnly = yield* askAllInBackground({ sessionID: "s1", requests: [{ permission: "read", patterns: ["/x"] }] })
+      expect(Exit.isSuccess(yield* Fiber.await(readOnly))).toBe(true)
+    }).pipe(provide()))
+
+  it.effect("always stores every request's always patterns; the same call then asks nothing", () =>
+    Effect.gen(function*() {
+      const permission = yield* Permission.Permission
+      const fiber = yield* askAllInBackground(call("s1"))
+      const [request] = yield* pendingAtLeast(1)
+      yield* permission.reply({ requestID: request!.id, reply: "always" })
+      yield* Fiber.join(fiber)
+      yield* permission.askAll(call("s1"))
+      expect(yield* permission.pending).toEqual([])
+      for (const [p, pattern] of [["external_directory", "/etc/*"], ["edit", "a.txt"], ["bash", "touch b.txt"]] as const) {
+        expect((yield* permission.evaluate(p, pattern, undefined, "s1")).source).toBe("approval")
+      }
+      expect((yield* permission.evaluate("edit", "b.txt", undefined, "s1")).action).toBe("ask")
+    }).pipe(provide()))
+
+  it.effect("reject refuses the whole call with every pattern named", () =>
+    Effect.gen(function*() {
+      const permission = yield* Permission.Permission
+      const fiber = yield* askAllInBackground(call("s1"))
+      const [request] = yield* pendingAtLeast(1)
+      yield* permission.reply({ requestID: request!.id, reply: "reject", message: "not now" })
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      assert.instanceOf(error, Permission.PermissionRejectedError)
+      expect(error.permission).toBe("external_directory, edit, bash")
+      expect(error.patterns).toEqual(["/etc/*", "a.txt", "git status", "touch a.txt"])
+      expect(error.feedback).toBe("not now")
+      expect((yield* permission.evaluate("edit", "a.txt", undefined, "s1")).action).toBe("ask")
+    }).pipe(provide()))
+
+  it.effect("unattended reject publishes the one prompt and names each pattern that needed approval", () =>
+    Effect.gen(function*() {
+      const permission = yield* Permission.Permission
+      const error = yield* Effect.flip(permission.askAll(call("s1")))
+      assert.instanceOf(error, Permission.PermissionRejectedError)
+      expect(error.feedback).toContain(`edit "a.txt" needs approval`)
+      expect(error.feedback).toContain(`bash "touch a.txt" needs approval`)
+      expect(error.feedback).not.toContain(`"git status" needs`)
+    }).pipe(provide({ rules, unattended: "reject" })))
 })

@@ -32,19 +32,37 @@ const field = (metadata: Record<string, unknown> | undefined, key: string): stri
   return typeof value === "string" && value !== "" ? value : undefined
 }
 
-/** What the user reads: who asks, for what, the real path and the diff when the tool gave them. */
+const itemLines = (item: Permission.Item, lines: Array<string>) => {
+  const filepath = field(item.metadata, "filepath")
+  if (filepath !== undefined) lines.push(`Path: ${filepath}`)
+  const command = field(item.metadata, "command")
+  if (command !== undefined) lines.push(`Command: ${command}`)
+  const description = field(item.metadata, "description")
+  if (description !== undefined) lines.push(`Description: ${description}`)
+  const diff = field(item.metadata, "diff")
+  if (diff !== undefined) lines.push("", clip(diff))
+}
+
+/**
+ * What the user reads: who asks, for what, the real path and the diff when the tool gave them;
+ * a call that needs several permissions lists each, and the one answer applies to all.
+ */
 export const message = (request: Permission.Request): string => {
   const tool = request.tool?.name ?? request.permission
-  const lines = [`The ${tool} tool asks for permission "${request.permission}": ${request.patterns.join(", ")}`]
-  const filepath = field(request.metadata, "filepath")
-  if (filepath !== undefined) lines.push(`Path: ${filepath}`)
-  const command = field(request.metadata, "command")
-  if (command !== undefined) lines.push(`Command: ${command}`)
-  const description = field(request.metadata, "description")
-  if (description !== undefined) lines.push(`Description: ${description}`)
-  const diff = field(request.metadata, "diff")
-  if (diff !== undefined) lines.push("", clip(diff))
-  const always = request.always ?? request.patterns
+  const items = request.requests.length === 0 ? [request] : request.requests
+  const lines: Array<string> = []
+  if (items.length === 1) {
+    const item = items[0]!
+    lines.push(`The ${tool} tool asks for permission "${item.permission}": ${item.patterns.join(", ")}`)
+    itemLines(item, lines)
+  } else {
+    lines.push(`The ${tool} tool asks for ${items.length} permissions (one answer applies to all):`)
+    items.forEach((item, i) => {
+      lines.push("", `${i + 1}. "${item.permission}": ${item.patterns.join(", ")}`)
+      itemLines(item, lines)
+    })
+  }
+  const always = items.flatMap((item) => item.always ?? item.patterns)
   lines.push("", `once: allow this call · always: allow ${always.join(", ")} for this session · reject: refuse`)
   return lines.join("\n")
 }

@@ -68,13 +68,18 @@ export const toResult = (tool: string, result: CallToolResult): Tool.Result => {
 
 const definitionFor = (client: Client, server: ServerConfig, remote: McpTool, id: string) => {
   const timeout = Duration.toMillis(Duration.fromInputUnsafe(server.timeout ?? "5 minutes"))
+  // One permission per remote tool, named after the tool: its rules allow, ask or deny it whole.
+  const requests: ReadonlyArray<Tool.AskInput> = [
+    { permission: id, patterns: ["*"], metadata: { server: server.name, tool: remote.name } }
+  ]
   return Tool.define(id, {
     description: remote.description ?? remote.title ?? `${remote.name} (MCP server ${server.name})`,
     parameters: Arguments,
     annotations: { readOnly: remote.annotations?.readOnlyHint, destructive: remote.annotations?.destructiveHint },
+    requests: () => Effect.succeed(requests),
     execute: (args, ctx) =>
       Effect.gen(function*() {
-        yield* ctx.ask({ permission: id, patterns: ["*"], metadata: { server: server.name, tool: remote.name } })
+        yield* ctx.askAll(requests)
         const result = yield* Effect.tryPromise({
           try: (signal) =>
             client.callTool({ name: remote.name, arguments: args }, undefined, {

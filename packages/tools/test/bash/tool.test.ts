@@ -1,5 +1,5 @@
 /**
- * The bash tool end to end: permissions asked in order (and nothing runs when one is refused),
+ * The bash tool end to end: permissions asked in order, as one prompt (and nothing runs when one is refused),
  * results and notes, truncation with the spill on disk, workdir, shell and environment.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from "node:fs"
@@ -48,17 +48,23 @@ const call = (input: Record<string, unknown>, options: { readonly abort?: AbortS
     const asked: Array<Tool.AskInput> = []
     const live: Array<Tool.Metadata> = []
     const ctx = yield* Tool.makeContext({ sessionID: "s", abort: options.abort, metadata: (u) => Effect.sync(() => void live.push(u.metadata ?? {})) })
-    const result = yield* tool.execute(input, { ...ctx, ask: (i) => Effect.andThen(Effect.sync(() => asked.push(i)), ctx.ask(i)) })
-    return { result, asked, live }
+    const prompts: Array<ReadonlyArray<Tool.AskInput>> = []
+    const result = yield* tool.execute(input, {
+      ...ctx,
+      ask: (i) => Effect.andThen(Effect.sync(() => (asked.push(i), prompts.push([i]))), ctx.ask(i)),
+      askAll: (is) => Effect.andThen(Effect.sync(() => (asked.push(...is), prompts.push(is))), ctx.askAll(is))
+    })
+    return { result, asked, prompts, live }
   })
 
 const live = (name: string, setup: Setup, body: () => Effect.Effect<void, unknown, any>) =>
   it.live(name, () => body().pipe(Effect.provide(layerWith(setup))), 30_000)
 
 describe("bash tool: permissions", () => {
-  live("asks external_directory, edit and bash in that order, then runs", {}, () =>
+  live("asks external_directory, edit and bash in that order, as one prompt, then runs", {}, () =>
     Effect.gen(function*() {
-      const { asked, result } = yield* call(args("cat /etc/hostname > out.txt && echo done"))
+      const { asked, prompts, result } = yield* call(args("cat /etc/hostname > out.txt && echo done"))
+      assert.strictEqual(prompts.length, 1)
       assert.deepStrictEqual(asked.map((a) => [a.permission, a.patterns, a.always]), [
         ["external_directory", ["/etc/*"], ["/etc/*"]],
         ["edit", ["out.txt"], ["out.txt"]],
