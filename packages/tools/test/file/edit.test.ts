@@ -152,7 +152,7 @@ describe("edit: errors write nothing", () => {
 })
 
 describe("edit: result and permission", () => {
-  it.effect("names the strategy and matched lines; the edit ask carries the diff", () =>
+  it.effect("names the strategy and matched lines; one edit ask for the file, the diff in the result", () =>
     Effect.gen(function*() {
       yield* call("read", { filePath: "src/deep.ts" })
       const result = yield* call("edit", { filePath: "src/deep.ts", oldString: "if (a) {\n  go()\n}", newString: "if (a) {\n  go(1)\n}" })
@@ -164,7 +164,8 @@ describe("edit: result and permission", () => {
       assert.strictEqual(result.metadata.matchedLines, "3-5")
       const ask = (yield* ScriptedPermission.asked).find((a) => a.request.permission === "edit")
       assert.deepStrictEqual(ask!.request.patterns, ["src/deep.ts"])
-      const diff = String(ask!.request.metadata!.diff)
+      assert.strictEqual(ask!.request.metadata!.filepath, "/ws/src/deep.ts")
+      const diff = String(result.metadata.diff)
       assert.include(diff, "@@ -1,7 +1,7 @@\n class A {\n   m() {\n     if (a) {\n-      go()\n+      go(1)\n")
       assert.strictEqual(yield* readText("/ws/src/deep.ts"), "class A {\n  m() {\n    if (a) {\n      go(1)\n    }\n  }\n}\n")
     }).pipe(Effect.provide(memory(

@@ -141,10 +141,13 @@ describe("read: FileTime and spills", () => {
   it.effect("a symlink inside that points out asks external_directory with the real target", () =>
     Effect.gen(function*() {
       yield* callError("read", { filePath: "link/secret.txt" })
-      const [ask] = yield* ScriptedPermission.asked
-      assert.strictEqual(ask!.request.permission, "external_directory")
-      assert.deepStrictEqual(ask!.request.patterns, ["/outside/*"])
-      assert.strictEqual(ask!.request.metadata!.filepath, "/outside/secret.txt")
+      const asked = yield* ScriptedPermission.asked
+      assert.strictEqual(asked.length, 1)
+      const [external, read] = asked[0]!.request.requests
+      assert.strictEqual(external!.permission, "external_directory")
+      assert.deepStrictEqual(external!.patterns, ["/outside/*"])
+      assert.strictEqual(external!.metadata!.filepath, "/outside/secret.txt")
+      assert.deepStrictEqual([read!.permission, read!.patterns], ["read", ["/outside/secret.txt"]])
     }).pipe(Effect.provide(memory(
       { ...ws, permission: ScriptedPermission.layer(["reject"]) },
       { files: { "/outside/secret.txt": "s" }, directories: ["/ws"], symlinks: { "/ws/link": "/outside" } }

@@ -139,7 +139,7 @@ describe("apply_patch: bytes and syntax", () => {
 })
 
 describe("apply_patch: result and permission", () => {
-  it.effect("one edit ask for all files with the diff; output lists A / M / D", () =>
+  it.effect("one edit ask for all files, the diff in the result; output lists A / M / D", () =>
     Effect.gen(function*() {
       const result = yield* call("apply_patch", {
         patchText: patch(
@@ -153,7 +153,7 @@ describe("apply_patch: result and permission", () => {
       assert.strictEqual(asks.length, 1)
       assert.strictEqual(asks[0]!.request.permission, "edit")
       assert.deepStrictEqual([...asks[0]!.request.patterns].sort(), ["docs/new.md", "old.txt", "src/a.ts", "src/b.ts"])
-      assert.include(String(asks[0]!.request.metadata!.diff), "-export const a = 1")
+      assert.include(String(result.metadata.diff), "-export const a = 1")
       assert.isFalse(yield* exists("/ws/src/a.ts"))
       assert.strictEqual(yield* readText("/ws/src/b.ts"), "export const b = 1\n")
     }).pipe(Effect.provide(memory(

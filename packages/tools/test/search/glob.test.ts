@@ -74,7 +74,7 @@ for (const backend of backends) {
           asks.length = 0
           const out = yield* call(GlobTool, { pattern: `${outside}/*.ts` })
           assert.strictEqual(out.output, `${outside}/o.ts`)
-          assert.deepStrictEqual(asks.map((a) => a.permission), ["glob", "external_directory"])
+          assert.deepStrictEqual(asks.map((a) => a.permission), ["external_directory", "glob"])
           assert.strictEqual(out.title, outside)
         })))
 

@@ -72,8 +72,8 @@ for (const backend of backends) {
           const out = yield* call(GrepTool, { pattern: "needle", path: outside })
           assert.strictEqual(out.output, `Found 1 match\n${outside}/o.txt:\n  Line 1: needle outside`)
           assert.deepStrictEqual(asks.map((a) => [a.permission, a.patterns]), [
-            ["grep", ["needle"]],
-            ["external_directory", [`${outside}/*`]]
+            ["external_directory", [`${outside}/*`]],
+            ["grep", ["needle"]]
           ])
         })))
 
