@@ -1,6 +1,6 @@
 /**
- * The CLI with the real bash, read and edit tools: live bash output, the edit prompt with its
- * diff, and the real path of an outside directory.
+ * The CLI with the real bash, read and edit tools: live bash output, one prompt per call listing
+ * every request, a deny that asks nothing, and the real path of an outside directory.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
@@ -38,17 +38,41 @@ describe("agent-tools with the real tools", () => {
       assert.include(result.output, "nope")
     }))
 
-  live("edit on a TTY: the prompt shows the diff; once applies the edit", () =>
+  live("edit on a TTY: one prompt names the file; once applies the edit", () =>
     Effect.gen(function*() {
       const ws = yield* workspace({ files: { "src/a.ts": "const a = 1\n" } })
       const args = { filePath: "src/a.ts", oldString: "const a = 1", newString: "const a = 2" }
       const r = yield* run(["call", "edit", JSON.stringify(args), "--cwd", ws.dir], { tools, tty: true, answers: ["o"] })
       assert.strictEqual(r.code, 0, r.stderr)
-      assert.include(r.stderr, "Permission needed: edit\n  pattern: src/a.ts")
-      assert.include(r.stderr, "-const a = 1")
-      assert.include(r.stderr, "+const a = 2")
+      assert.include(r.stderr, `Permission needed: edit\n  pattern: src/a.ts\n  file: ${ws.dir}/src/a.ts`)
+      assert.strictEqual(r.stderr.split("Allow?").length, 2)
       const fs = yield* FileSystem.FileSystem
       assert.strictEqual(yield* fs.readFileString(`${ws.dir}/src/a.ts`), "const a = 2\n")
+    }))
+
+  live("bash touch on a TTY with bash and edit at ask: one question lists both; once runs it", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace({ config: { permission: { bash: "ask", edit: "ask" } } })
+      const args = { command: "touch a", description: "touch" }
+      const r = yield* run(["call", "bash", JSON.stringify(args), "--cwd", ws.dir], { tools, tty: true, answers: ["o"] })
+      assert.strictEqual(r.code, 0, r.stderr)
+      assert.strictEqual(r.stderr.split("Allow?").length, 2, r.stderr)
+      assert.include(r.stderr, "Permissions needed for this call (one answer applies to all 2):\n1. edit\n  pattern: a\n")
+      assert.include(r.stderr, "2. bash\n  pattern: touch a\n")
+      const fs = yield* FileSystem.FileSystem
+      assert.isTrue(yield* fs.exists(`${ws.dir}/a`))
+    }))
+
+  live("a denied sub-command refuses the call with no question at all", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace({ config: { permission: { bash: { "*": "deny", "git *": "allow" } } } })
+      const args = { command: "touch x", description: "touch" }
+      const r = yield* run(["call", "bash", JSON.stringify(args), "--cwd", ws.dir], { tools, tty: true, answers: ["o"] })
+      assert.strictEqual(r.code, 3)
+      assert.notInclude(r.stderr, "Allow?")
+      assert.include(r.stderr, `bash "touch x" is denied by the rule`)
+      const fs = yield* FileSystem.FileSystem
+      assert.isFalse(yield* fs.exists(`${ws.dir}/x`))
     }))
 
   live("edit without a TTY is rejected (exit 3) and the file is untouched", () =>

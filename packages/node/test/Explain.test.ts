@@ -4,17 +4,10 @@ import { NodeServices } from "@effect/platform-node"
 import { z } from "zod"
 import { Tool } from "@agent-tools/core"
 import { type AgentConfig, Explain, NodeAgentTools } from "@agent-tools/node"
-
-// Stand-ins with the contract's names and parameters: explain never runs them.
-const stub = (id: string, parameters: z.ZodType) =>
-  Tool.define(id, {
-    description: id,
-    parameters,
-    execute: () => Effect.die(`${id} must not run during explain`)
-  })
+import { builtins } from "@agent-tools/tools"
 
 const Shell = Tool.define("shell", {
-  description: "A tool with its own analysis",
+  description: "A tool with its own requests",
   parameters: z.object({ script: z.string() }),
   execute: () => Effect.die("must not run"),
   // One request per `;`-separated command, the way bash reports sub-commands.
@@ -22,15 +15,13 @@ const Shell = Tool.define("shell", {
     Effect.succeed([{ permission: "bash", patterns: args.script.split(";").map((c) => c.trim()) }])
 })
 
-const tools = [
-  stub("read", z.object({ filePath: z.string() })),
-  stub("edit", z.object({ filePath: z.string(), oldString: z.string(), newString: z.string() })),
-  stub("apply_patch", z.object({ patchText: z.string() })),
-  stub("bash", z.object({ command: z.string(), description: z.string(), workdir: z.string().optional() })),
-  stub("grep", z.object({ pattern: z.string(), path: z.string().optional() })),
-  stub("batch", z.object({ tool_calls: z.array(z.object({ tool: z.string(), parameters: z.unknown() })) })),
-  Shell
-]
+const Plain = Tool.define("plain", {
+  description: "A tool that declares no requests",
+  parameters: z.object({}),
+  execute: () => Effect.die("must not run")
+})
+
+const tools = [...builtins, Shell, Plain]
 
 const config: AgentConfig.Input = { permission: { bash: { "*": "ask", "git status": "allow", "rm *": "deny" } } }
 
@@ -49,13 +40,13 @@ const explainIn = <A, E>(f: (dir: string) => Effect.Effect<A, E, any>) =>
 const brief = (report: Explain.Report) => report.decisions.map((d) => `${d.action} ${d.permission} ${d.pattern}`)
 
 describe("Explain", () => {
-  it.effect("derives read and edit requests from the arguments", () =>
+  it.effect("read and edit: the tools' own requests, with the path as the tools ask it", () =>
     explainIn((dir) =>
       Effect.gen(function*() {
         const read = yield* Explain.explain("read", { filePath: "src/a.ts" })
-        assert.strictEqual(read.source, "derived")
+        assert.strictEqual(read.source, "tool")
         assert.strictEqual(read.action, "allow")
-        assert.deepStrictEqual(brief(read), [`allow read ${dir}/src/a.ts`])
+        assert.deepStrictEqual(brief(read), [`allow read src/a.ts`])
         assert.deepStrictEqual(read.decisions[0]?.rule, { permission: "read", pattern: "*", action: "allow" })
         const edit = yield* Explain.explain("edit", { filePath: `${dir}/src/a.ts`, oldString: "a", newString: "b" })
         assert.deepStrictEqual(brief(edit), ["ask edit src/a.ts"])
@@ -87,23 +78,19 @@ describe("Explain", () => {
       })
     ))
 
-  it.effect("a tool's own explain is used as is", () =>
+  it.effect("a custom tool's requests are used as is; without any, explain says so", () =>
     explainIn(() =>
       Effect.gen(function*() {
         const own = yield* Explain.explain("shell", { script: "git status; rm -rf build; make" })
         assert.strictEqual(own.source, "tool")
         assert.strictEqual(own.action, "deny")
         assert.deepStrictEqual(brief(own), ["allow bash git status", "deny bash rm -rf build", "ask bash make"])
-      })
-    ))
-
-  it.effect("batch explains each call it would make", () =>
-    explainIn(() =>
-      Effect.gen(function*() {
-        const report = yield* Explain.explain("batch", {
-          tool_calls: [{ tool: "grep", parameters: { pattern: "TODO" } }, { tool: "bash", parameters: { command: "make", description: "m" } }]
-        })
-        assert.deepStrictEqual(brief(report), ["allow grep TODO", "ask bash make"])
+        const plain = yield* Explain.explain("plain", {})
+        assert.deepStrictEqual([plain.source, plain.action, plain.decisions], ["none", "allow", []])
+        assert.strictEqual(
+          Explain.render(plain),
+          "plain: allow (the tool declares no permission requests; it may still ask while it runs)"
+        )
       })
     ))
 
@@ -116,7 +103,7 @@ describe("Explain", () => {
         assert.strictEqual(invalid._tag, "InvalidArgumentsError")
         // Case-insensitive like ToolRegistry.execute.
         assert.strictEqual((yield* Explain.explain("READ", { filePath: "a" })).tool, "read")
-        assert.match(Explain.render(yield* Explain.explain("grep", { pattern: "x" })), /^grep: allow \(requests derived/)
+        assert.strictEqual(Explain.render(yield* Explain.explain("grep", { pattern: "x" })), `grep: allow\n  allow grep "x": rule grep "*" → allow (configured)`)
       })
     ))
 })
