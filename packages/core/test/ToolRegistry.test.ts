@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Path, Stream } from "effect"
-import { MemoryFileSystem } from "@agent-tools/testing"
+import { MemoryFileSystem, ScriptedPermission } from "@agent-tools/testing"
 import { z } from "zod"
 import { Events, ModuleLoader, Permission, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
 
@@ -62,6 +62,27 @@ const Asking = Tool.define("asking", {
     ctx.ask({ permission: "asking", patterns: [args.target], always: ["*"] }).pipe(
       Effect.as({ title: "", output: `did ${args.target}`, metadata: {} })
     )
+})
+
+// Declares its requests (two permissions), asks them again while it runs (as built-in tools do),
+// and may ask for something else at run time (as a custom tool does).
+let plannedRuns = 0
+const Planned = Tool.define("planned", {
+  description: "Declares its requests",
+  parameters: z.object({ files: z.array(z.string()), extra: z.string().optional() }),
+  requests: (args) =>
+    Effect.succeed([
+      { permission: "edit", patterns: args.files, always: args.files },
+      { permission: "planned", patterns: ["run"], always: ["run"] }
+    ]),
+  execute: (args, ctx) =>
+    Effect.gen(function*() {
+      yield* ctx.askAll([{ permission: "edit", patterns: args.files }, { permission: "planned", patterns: ["run"] }])
+      yield* ctx.ask({ permission: "edit", patterns: [args.files[0]!] })
+      if (args.extra !== undefined) yield* ctx.ask({ permission: "extra", patterns: [args.extra] })
+      plannedRuns++
+      return { title: "", output: args.files.join(","), metadata: {} }
+    })
 })
 
 const named = (id: string) =>
@@ -383,4 +404,84 @@ describe("ToolRegistry permissions, events and abort", () => {
       // the abandoned permission request is withdrawn
       assert.deepStrictEqual(yield* permission.pending, [])
     }).pipe(Effect.provide(registryLayer([Echo, Asking], {}, []))))
+})
+
+describe("ToolRegistry: one prompt per call, deny first", () => {
+  const asking: Permission.Ruleset = [
+    { permission: "*", pattern: "*", action: "allow" },
+    { permission: "edit", pattern: "*", action: "ask" },
+    { permission: "planned", pattern: "*", action: "ask" },
+    { permission: "extra", pattern: "*", action: "ask" },
+    { permission: "edit", pattern: "locked/*", action: "deny" }
+  ]
+  const call = (args: Record<string, unknown>) =>
+    Effect.gen(function*() {
+      const registry = yield* ToolRegistry.ToolRegistry
+      return yield* registry.execute("planned", args, yield* context({ tool: "planned" }))
+    })
+
+  it.effect("every request of the call is one prompt; the tool's own asks for them ask nothing", () =>
+    Effect.gen(function*() {
+      const responder = yield* ScriptedPermission.run(["once"])
+      const before = plannedRuns
+      const result = yield* call({ files: ["a.ts", "b.ts"] })
+      assert.strictEqual(result.output, "a.ts,b.ts")
+      assert.strictEqual(plannedRuns, before + 1)
+      const asked = yield* responder.asked
+      assert.strictEqual(asked.length, 1)
+      assert.deepStrictEqual(
+        asked[0]!.request.requests.map((r) => [r.permission, r.patterns]),
+        [["edit", ["a.ts", "b.ts"]], ["planned", ["run"]]]
+      )
+      assert.deepStrictEqual(asked[0]!.request.tool, { name: "planned", callID: "c1" })
+    }).pipe(Effect.provide(registryLayer([Planned], {}, asking))))
+
+  it.effect("a deny anywhere refuses before any prompt; the tool never runs", () =>
+    Effect.gen(function*() {
+      const responder = yield* ScriptedPermission.run(["once"])
+      const before = plannedRuns
+      const error = yield* Effect.flip(call({ files: ["a.ts", "locked/b.ts"] }))
+      assert.strictEqual(error._tag, "PermissionDeniedError")
+      assert.strictEqual(
+        error.message,
+        `A permission rule prevents this tool call: edit "locked/b.ts" is denied by the rule {"permission":"edit","pattern":"locked/*","action":"deny"}.`
+      )
+      assert.deepStrictEqual(yield* responder.asked, [])
+      assert.strictEqual(plannedRuns, before)
+    }).pipe(Effect.provide(registryLayer([Planned], {}, asking))))
+
+  it.effect("always approves every request of the prompt: the same call then asks nothing", () =>
+    Effect.gen(function*() {
+      const responder = yield* ScriptedPermission.run(["always"])
+      yield* call({ files: ["a.ts"] })
+      yield* call({ files: ["a.ts"] })
+      assert.strictEqual((yield* responder.asked).length, 1)
+    }).pipe(Effect.provide(registryLayer([Planned], {}, asking))))
+
+  it.effect("reject refuses the whole call; nothing runs", () =>
+    Effect.gen(function*() {
+      const responder = yield* ScriptedPermission.run(["reject"])
+      const before = plannedRuns
+      const error = yield* Effect.flip(call({ files: ["a.ts"] }))
+      assert.strictEqual(error._tag, "PermissionRejectedError")
+      assert.strictEqual(plannedRuns, before)
+      assert.strictEqual((yield* responder.asked).length, 1)
+    }).pipe(Effect.provide(registryLayer([Planned], {}, asking))))
+
+  it.effect("an ask at run time for something not declared still prompts, on its own", () =>
+    Effect.gen(function*() {
+      const responder = yield* ScriptedPermission.run(["once", "once"])
+      yield* call({ files: ["a.ts"], extra: "deploy" })
+      const asked = yield* responder.asked
+      assert.deepStrictEqual(asked.map((a) => a.request.permission), ["edit, planned", "extra"])
+      assert.deepStrictEqual(asked[1]!.request.patterns, ["deploy"])
+    }).pipe(Effect.provide(registryLayer([Planned], {}, asking))))
+
+  it.effect("Tool.build's execute asks the same way when called without a registry", () =>
+    Effect.gen(function*() {
+      const responder = yield* ScriptedPermission.run(["once"])
+      const tool = yield* Tool.build(Planned)
+      yield* tool.execute({ files: ["a.ts"] }, yield* context({ tool: "planned" }))
+      assert.strictEqual((yield* responder.asked).length, 1)
+    }).pipe(Effect.provide(registryLayer([], {}, asking))))
 })
