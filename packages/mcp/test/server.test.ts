@@ -282,3 +282,28 @@ describe("MCP server without client elicitation", () => {
       assert.deepStrictEqual((yield* call("guarded", { target: "x.ts" })).content, [{ type: "text", text: "did x.ts" }])
     }), { timeout: 60_000 })
 })
+
+describe("MCP server: one elicitation per call", () => {
+  it.live("bash touch with bash and edit at ask: one elicitation lists both; its answer applies to both", () =>
+    Effect.gen(function*() {
+      const root = yield* makeWorkspace(WORKSPACE_FILES)
+      const { call, elicitations, onElicit } = yield* connect({
+        root,
+        server: { permission: { "*": "allow", bash: "ask", edit: "ask" }, progressInterval: "1 hour" }
+      })
+      onElicit(() => ({ action: "accept", content: { decision: "always" } }))
+      const result = yield* call("bash", { command: "touch made.txt", description: "touch" })
+      assert.notStrictEqual(result.isError, true, text(result))
+      assert.strictEqual(elicitations.length, 1)
+      assert.strictEqual(
+        elicitations[0]!.message,
+        "The bash tool asks for 2 permissions (one answer applies to all):\n\n" +
+          "1. \"edit\": made.txt\nCommand: touch made.txt\n\n" +
+          "2. \"bash\": touch made.txt\nCommand: touch made.txt\nDescription: touch\n\n" +
+          "once: allow this call · always: allow made.txt, touch * for this session · reject: refuse"
+      )
+      // always stored both: the same call asks nothing
+      yield* call("bash", { command: "touch made.txt", description: "touch" })
+      assert.strictEqual(elicitations.length, 1)
+    }).pipe(Effect.provide(NodePlatform)), { timeout: 60_000 })
+})
