@@ -224,5 +224,29 @@ describe("toAiSdkTools with generateText", () => {
       const approval = result.content.find((p) => p.type === "tool-approval-request")
       assert.strictEqual(approval?.reason, `edit a.txt (${root}/a.txt)`)
     })))
+
+  it.live("a call needing several permissions is one approval naming each; approved, it runs with no further ask", () =>
+    inWorkspace({ "*": "allow", edit: "ask", bash: "ask" }, (root) => Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const adapter = yield* AiSdk.makeAdapter(yield* ToolRegistry.ToolRegistry, { sessionID: "ai-sdk-one-approval" })
+      const model = scripted([toolCall("call-1", "bash", { command: "touch b.txt", description: "touch" }), say("done")])
+      const messages: Array<ModelMessage> = [{ role: "user", content: "Touch" }]
+      const first = yield* Effect.promise(() =>
+        generateText({ model, tools: adapter.tools, toolApproval: adapter.toolApproval, messages, stopWhen: stepCountIs(5) })
+      )
+      const approvals = first.content.filter((p) => p.type === "tool-approval-request")
+      assert.strictEqual(approvals.length, 1)
+      assert.strictEqual(approvals[0]!.reason, "edit b.txt; bash touch b.txt")
+      assert.isFalse(yield* fs.exists(`${root}/b.txt`))
+      messages.push(...first.responseMessages, {
+        role: "tool",
+        content: [{ type: "tool-approval-response", approvalId: approvals[0]!.approvalId, approved: true }]
+      })
+      const second = yield* Effect.promise(() =>
+        generateText({ model, tools: adapter.tools, toolApproval: adapter.toolApproval, messages, stopWhen: stepCountIs(5) })
+      )
+      assert.strictEqual(second.text, "done")
+      assert.isTrue(yield* fs.exists(`${root}/b.txt`))
+    })))
 })
 
