@@ -58,7 +58,9 @@ export const explain = Command.make(
     input: Argument.String("json").pipe(Argument.withDescription("The call's arguments as a JSON object, or - for stdin")),
     cwd: Flags.cwd,
     config: Flags.config,
-    json: Flags.json("Print {tool, action, source, decisions: [{permission, pattern, action, rule, source, reason}]}")
+    json: Flags.json(
+      "Print {tool, action, source (tool | rule | none), decisions: [{permission, pattern, action, rule, source, reason}]}"
+    )
   },
   Effect.fn("Cli.explain")(function*(flags) {
     const args = yield* Input.parseArguments(Option.some(flags.input))
@@ -71,7 +73,7 @@ export const explain = Command.make(
 ).pipe(
   Command.withDescription(
     "Show the permission decisions a call would need (each permission, pattern, decision and the rule " +
-      "that decided), without running it"
+      "that decided), without running it: the tool's own requests, the very list `call` asks as one prompt"
   ),
   Command.withExamples([{
     command: `agent-tools explain bash '{"command":"git status && rm -rf build","description":"clean"}'`,
