@@ -30,6 +30,12 @@ export interface CustomTool {
   readonly parameters?: z.ZodType | undefined
   readonly execute: (args: any, ctx: CustomContext) => unknown
   readonly annotations?: Tool.Annotations | undefined
+  /**
+   * The permission requests of a call (`[{ permission, patterns, always?, metadata? }]`), computed
+   * from the arguments without acting: asked as one prompt before `execute` runs (a deny refuses
+   * with no prompt) and shown by `agent-tools explain`. Without it the tool asks while it runs.
+   */
+  readonly requests?: ((args: any) => ReadonlyArray<Tool.AskInput> | Promise<ReadonlyArray<Tool.AskInput>>) | undefined
 }
 
 export const isCustomTool = (u: unknown): u is CustomTool =>
@@ -51,6 +57,7 @@ export const problemOf = (u: unknown): string | undefined => {
   if (candidate.args !== undefined && (typeof candidate.args !== "object" || candidate.args === null)) {
     return "`args` must be an object of zod schemas"
   }
+  if (candidate.requests !== undefined && typeof candidate.requests !== "function") return "`requests` must be a function"
   return undefined
 }
 
@@ -71,12 +78,35 @@ const toResult = (value: unknown): Tool.Result | undefined => {
 const isPermissionError = (u: unknown): u is Permission.PermissionRejectedError | Permission.PermissionDeniedError =>
   u instanceof Permission.PermissionRejectedError || u instanceof Permission.PermissionDeniedError
 
+const isRequest = (u: unknown): u is Tool.AskInput =>
+  typeof u === "object" && u !== null && typeof (u as Tool.AskInput).permission === "string" &&
+  Array.isArray((u as Tool.AskInput).patterns) && (u as Tool.AskInput).patterns.every((p) => typeof p === "string")
+
+/** A custom tool's `requests`, checked: a bad shape is the tool's error, naming what is wrong. */
+const requestsOf = (id: string, requests: NonNullable<CustomTool["requests"]>) => (args: unknown) =>
+  Effect.tryPromise({
+    try: async () => await requests(args),
+    catch: (cause) => new Tool.ToolError({ tool: id, message: cause instanceof Error ? cause.message : String(cause), cause })
+  }).pipe(
+    Effect.flatMap((list) =>
+      Array.isArray(list) && list.every(isRequest)
+        ? Effect.succeed(list as ReadonlyArray<Tool.AskInput>)
+        : Effect.fail(
+          new Tool.ToolError({
+            tool: id,
+            message: `the ${id} tool's requests must return an array of { permission: string, patterns: string[] }`
+          })
+        )
+    )
+  )
+
 /** Adapts a plain custom tool into a definition with the given id. */
 export const toDefinition = (id: string, custom: CustomTool, directory: string): Tool.Definition =>
   Tool.define(id, {
     description: custom.description,
     parameters: custom.parameters ?? z.object(custom.args ?? {}),
     annotations: custom.annotations,
+    requests: custom.requests === undefined ? undefined : requestsOf(id, custom.requests),
     execute: (args, ctx) =>
       Effect.tryPromise({
         try: async () => {

@@ -164,6 +164,45 @@ describe("custom tools (in memory)", () => {
     )))
   })
 
+  it.effect("a custom tool's requests are asked as one prompt before it runs; a deny means it never runs", () => {
+    const ran: Array<string> = []
+    const Deployer = {
+      description: "deploys",
+      args: { target: z.string() },
+      requests: (args: { target: string }) => [
+        { permission: "deploy", patterns: [args.target] },
+        { permission: "external_directory", patterns: [`/srv/${args.target}/*`] }
+      ],
+      execute: async (args: { target: string }, c: { ask: (i: Tool.AskInput) => Promise<void> }) => {
+        await c.ask({ permission: "deploy", patterns: [args.target] })
+        ran.push(args.target)
+        return `deployed ${args.target}`
+      }
+    }
+    const Broken = { description: "bad requests", args: {}, requests: () => [{ permission: 1 }], execute: async () => "x" }
+    return Effect.gen(function*() {
+      const registry = yield* ToolRegistry.ToolRegistry
+      assert.strictEqual((yield* registry.execute("deployer", { target: "staging" }, yield* ctx)).output, "deployed staging")
+      const denied = yield* Effect.flip(registry.execute("deployer", { target: "prod" }, yield* ctx))
+      assert.strictEqual(denied._tag, "PermissionDeniedError")
+      assert.deepStrictEqual(ran, ["staging"])
+      const broken = yield* Effect.flip(registry.execute("broken", {}, yield* ctx))
+      assert.strictEqual(broken.message, "the broken tool's requests must return an array of { permission: string, patterns: string[] }")
+    }).pipe(Effect.provide(layerFor(
+      { directories: ["tools"] },
+      memory(
+        { "/ws/tools/deployer.ts": { default: Deployer }, "/ws/tools/broken.ts": { default: Broken } },
+        { "/ws/tools/deployer.ts": "", "/ws/tools/broken.ts": "" }
+      ),
+      "/ws",
+      [
+        { permission: "*", pattern: "*", action: "allow" },
+        // Only the declared requests name /srv/prod: the deny comes from them, before execute.
+        { permission: "external_directory", pattern: "/srv/prod/*", action: "deny" }
+      ]
+    )))
+  })
+
   it.effect("a plugin function that throws and a plugin without tools or hooks are reported", () =>
     Effect.gen(function*() {
       const registry = yield* ToolRegistry.ToolRegistry
