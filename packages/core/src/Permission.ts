@@ -1,5 +1,6 @@
 /**
  * Allow / ask / deny rules with wildcards; asks that wait for a reply (once / always / reject).
+ * `askAll` puts the several requests of one tool call to the user as one prompt, deny first.
  *
  * CONTRACT (implementation owned by the Permission work): keep these names and shapes.
  *
