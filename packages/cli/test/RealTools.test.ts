@@ -103,6 +103,24 @@ describe("agent-tools with the real tools", () => {
       assert.include(r.stderr, `outside the workspace: ${outside}/secret.txt`)
     }))
 
+  live("explain and call agree: a denied relative pattern is denied by both, an allowed one by neither", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace({
+        config: { permission: { read: { "*": "allow", "secret/*": "deny" } } },
+        files: { "secret/x.txt": "s\n", "a.txt": "a\n" }
+      })
+      const explained = yield* run(["explain", "read", `{"filePath":"secret/x.txt"}`, "--cwd", ws.dir], { tools })
+      assert.strictEqual(explained.stdout, `read: deny\n  deny read "secret/x.txt": rule read "secret/*" → deny (configured)\n`)
+      const called = yield* run(["call", "read", `{"filePath":"secret/x.txt"}`, "--cwd", ws.dir], { tools })
+      assert.strictEqual(called.code, 3)
+      assert.include(called.stderr, `read "secret/x.txt" is denied`)
+      const absolute = yield* run(["call", "read", JSON.stringify({ filePath: `${ws.dir}/secret/x.txt` }), "--cwd", ws.dir], { tools })
+      assert.strictEqual(absolute.code, 3)
+      const allowed = yield* run(["explain", "read", `{"filePath":"a.txt"}`, "--cwd", ws.dir], { tools })
+      assert.match(allowed.stdout, /^read: allow\n/)
+      assert.strictEqual((yield* run(["call", "read", `{"filePath":"a.txt"}`, "--cwd", ws.dir], { tools })).code, 0)
+    }))
+
   live("explain bash: one decision per sub-command", () =>
     Effect.gen(function*() {
       const ws = yield* workspace({ config: { permission: { bash: { "git status": "allow", "rm *": "deny" } } } })
