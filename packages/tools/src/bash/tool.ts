@@ -75,13 +75,16 @@ export const BashTool = Tool.define(
       )
       return { cwd, planned }
     })
-    // `requests` and `execute` see the same arguments object within a call: analyse it once.
-    const prepared = new WeakMap<Parameters, Effect.Success<ReturnType<typeof analysePlan>>>()
-    const prepare = (args: Parameters) => {
+    // `requests` and `execute` see the same arguments object within a call: analyse it once
+    // (kept with the command and workdir it was made for, so a changed object is analysed again).
+    type Prepared = Effect.Success<ReturnType<typeof analysePlan>>
+    const prepared = new WeakMap<Parameters, { readonly command: string; readonly workdir: string | undefined; readonly plan: Prepared }>()
+    const prepare = (args: Parameters): Effect.Effect<Prepared, Tool.ToolError> => {
       const known = prepared.get(args)
-      return known !== undefined
-        ? Effect.succeed(known)
-        : Effect.tap(analysePlan(args), (p) => Effect.sync(() => prepared.set(args, p)))
+      return known !== undefined && known.command === args.command && known.workdir === args.workdir
+        ? Effect.succeed(known.plan)
+        : Effect.tap(analysePlan(args), (plan) =>
+          Effect.sync(() => prepared.set(args, { command: args.command, workdir: args.workdir, plan })))
     }
 
     const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context) {
