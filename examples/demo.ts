@@ -30,9 +30,9 @@ const respond = Effect.gen(function*() {
     for (const request of yield* permission.pending) {
       if (answered.has(request.id)) continue
       answered.add(request.id)
-      console.log(`   ? permission ${request.permission} for ${request.patterns.join(", ")} → user answers "once"`)
-      const diff = request.metadata?.diff
-      if (typeof diff === "string") show(diff, 20)
+      // One prompt per call: it lists every request the call needs.
+      const asked = request.requests.map((r) => `${r.permission} for ${r.patterns.join(", ")}`).join("; ")
+      console.log(`   ? permission ${asked} → user answers "once"`)
       yield* permission.reply({ requestID: request.id, reply: "once" })
     }
     yield* Effect.sleep("10 millis")
@@ -55,6 +55,7 @@ const session = (root: string) =>
       const { title, output, metadata } = result.success
       console.log(`   ✓ ${title}${metadata.truncated === true ? `  (truncated; full output: ${metadata.outputPath})` : ""}`)
       show(output)
+      if (typeof metadata.diff === "string" && metadata.diff !== "") show(metadata.diff, 20)
       return result.success
     })
 
