@@ -382,6 +382,34 @@ describe("Permission.askAll", () => {
       expect(Exit.isSuccess(yield* Fiber.await(readOnly))).toBe(true)
     }).pipe(provide()))
 
+  it.effect("one PermissionAsked event per prompt, with every request and pattern", () =>
+    Effect.gen(function*() {
+      const permission = yield* Permission.Permission
+      const events = yield* Events.Events
+      const collector = yield* events.subscribe.pipe(Stream.take(2), Stream.runCollect, (e) =>
+        Effect.forkChild(e, { startImmediately: true }))
+      yield* Effect.yieldNow
+      const fiber = yield* askAllInBackground(call("s1"))
+      const [request] = yield* pendingAtLeast(1)
+      yield* permission.reply({ requestID: request!.id, reply: "once" })
+      yield* Fiber.join(fiber)
+      expect(yield* Fiber.join(collector)).toEqual([
+        {
+          _tag: "PermissionAsked",
+          id: request!.id,
+          sessionID: "s1",
+          permission: "external_directory, edit, bash",
+          patterns: ["/etc/*", "a.txt", "git status", "touch a.txt"],
+          requests: [
+            { permission: "external_directory", patterns: ["/etc/*"] },
+            { permission: "edit", patterns: ["a.txt"] },
+            { permission: "bash", patterns: ["git status", "touch a.txt"] }
+          ]
+        },
+        { _tag: "PermissionReplied", id: request!.id, sessionID: "s1", reply: "once" }
+      ])
+    }).pipe(provide()))
+
   it.effect("always stores every request's always patterns; the same call then asks nothing", () =>
     Effect.gen(function*() {
       const permission = yield* Permission.Permission
