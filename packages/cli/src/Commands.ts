@@ -87,7 +87,7 @@ export const explain = Command.make(
 const withSpill = <A, E>(flags: Flags.Workspace, f: (spill: SpillStorage.SpillStorage["Service"], dir: string) => Effect.Effect<A, E>) =>
   Effect.gen(function*() {
     const settings = yield* Flags.settings(flags)
-    return yield* SpillStorage.SpillStorage.use((spill) => f(spill, settings.spillDir)).pipe(
+    return yield* SpillStorage.SpillStorage.use((spill) => f(spill, spill.directory ?? settings.spillDir)).pipe(
       Effect.provide(NodeAgentTools.spillLayer(settings))
     )
   }).pipe(Effect.mapError(Exit.classify))
@@ -101,7 +101,7 @@ const spillList = Command.make(
     if (entries.length === 0) return yield* Output.line(`No spilled outputs in ${dir}`)
     for (const e of entries) yield* Output.line(`${e.path}\t${e.size} bytes\t${new Date(e.mtime).toISOString()}`)
   })
-).pipe(Command.withDescription("List the full outputs kept for truncated tool calls"))
+).pipe(Command.withDescription("List the full outputs kept for this workspace's truncated tool calls"))
 
 const spillCleanup = Command.make(
   "cleanup",
@@ -110,9 +110,15 @@ const spillCleanup = Command.make(
     const deleted = yield* withSpill(flags, (spill) => spill.cleanup)
     yield* Output.line(flags.json ? JSON.stringify({ deleted }) : `Deleted ${deleted} spilled output(s) past retention`)
   })
-).pipe(Command.withDescription("Delete spilled outputs older than the retention (spill.retentionDays, default 7)"))
+).pipe(Command.withDescription(
+  "Delete this workspace's spilled outputs older than the retention (spill.retentionDays, default 7), " +
+    "and old ones left at the top of spill.dir by earlier versions; files not named like a spill are never touched"
+))
 
 export const spill = Command.make("spill").pipe(
-  Command.withDescription("The spill store: full outputs of truncated tool calls (in spill.dir, default: the user's data directory)"),
+  Command.withDescription(
+    "The spill store: full outputs of truncated tool calls, one private directory per workspace " +
+      "under spill.dir (default: the user's data directory); --cwd selects the workspace"
+  ),
   Command.withSubcommands([spillList, spillCleanup])
 )

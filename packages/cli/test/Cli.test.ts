@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
 import { Effect, FileSystem } from "effect"
 import { readFileSync } from "node:fs"
+import { SpillStorage } from "@agent-tools/core"
 import { VERSION } from "@agent-tools/cli"
 import { run, workspace } from "./harness.ts"
 
@@ -252,13 +253,17 @@ describe("agent-tools (in-process)", () => {
         assert.deepStrictEqual(JSON.parse(cleanup.stdout), { deleted: 0 })
         const plain = yield* run(["spill", "cleanup", "--cwd", ws.dir])
         assert.strictEqual(plain.stdout, "Deleted 0 spilled output(s) past retention\n")
+        // Another workspace over the same spill.dir lists only its own spills.
+        const other = yield* workspace({ config: { tools: { directories: [".agent/tools"] }, spill: { dir: ws.spillDir } } })
+        assert.deepStrictEqual(JSON.parse((yield* run(["spill", "list", "--json", "--cwd", other.dir])).stdout), [])
       }))
 
     live("spill list on an empty store", () =>
       Effect.gen(function*() {
         const ws = yield* workspace()
         const r = yield* run(["spill", "list", "--cwd", ws.dir])
-        assert.deepStrictEqual(r, { code: 0, stdout: `No spilled outputs in ${ws.spillDir}\n`, stderr: "" })
+        const own = `${ws.spillDir}/${yield* SpillStorage.workspaceDirectoryName(ws.dir)}`
+        assert.deepStrictEqual(r, { code: 0, stdout: `No spilled outputs in ${own}\n`, stderr: "" })
         assert.deepStrictEqual(JSON.parse((yield* run(["spill", "list", "--json", "--cwd", ws.dir])).stdout), [])
       }))
   })

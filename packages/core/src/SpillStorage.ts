@@ -5,7 +5,18 @@
  */
 import { Clock, Context, Effect, Exit, FileSystem, Layer, Option, Path, Schema, Scope, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
-import { concat, HOUR_MS, makeCap, makeNamer, PREFIX, scheduleCleanup, writeAll } from "./SpillWriting.ts"
+import {
+  concat,
+  HOUR_MS,
+  isSpillName,
+  isTempName,
+  makeCap,
+  makeNamer,
+  scheduleCleanup,
+  tempName,
+  workspaceDirectoryName,
+  writeAll
+} from "./SpillWriting.ts"
 import * as Utf8 from "./Utf8.ts"
 
 export class SpillError extends Schema.TaggedError<SpillError>()("SpillError", {
@@ -38,7 +49,10 @@ export class SpillStorage extends Context.Service<SpillStorage, {
   readonly list: Effect.Effect<ReadonlyArray<SpillEntry>, SpillError>
   /** Deletes spills older than the retention; returns how many were deleted. */
   readonly cleanup: Effect.Effect<number, SpillError>
-  /** The directory spills live in, for a file-system store; Workspace treats it as readable. */
+  /**
+   * The directory spills live in, for a file-system store (one workspace's own subdirectory when
+   * the store was made for a workspace); Workspace treats it as readable.
+   */
   readonly directory: string | undefined
 }>()("@agent-tools/core/SpillStorage") {}
 
@@ -55,15 +69,26 @@ export interface Options {
    * (A4: single spills of 9 GB, 63 GB in total). Past it a `[spill truncated at N bytes]` trailer.
    */
   readonly maxBytes?: number | undefined
+  /**
+   * The workspace root whose spills this store holds. Spills then live in a private subdirectory
+   * (see `workspaceDirectoryName`, taken of the root's real path), so one workspace's read and grep
+   * exemption never reaches another's outputs. Without it, spills live directly in the store's root.
+   */
+  readonly workspace?: string | undefined
 }
+
+export { isSpillName, workspaceDirectoryName }
 
 export const DEFAULT_RETENTION_DAYS = 7
 export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024
 const DAY_MS = 24 * 60 * 60 * 1000
 /** A temp file untouched for this long belongs to a writer that died. */
 const TEMP_MAX_AGE_MS = HOUR_MS
-const TEMP_PREFIX = ".tool_"
-const TEMP_SUFFIX = ".tmp"
+/** Spills are private to the user: files 0600 in directories 0700. */
+const FILE_MODE = 0o600
+const DIR_MODE = 0o700
+const GROUP_OTHER = 0o077
+const STICKY = 0o1000
 /** Whole spills up to this size are written in one call: one round trip, at most 8 MiB extra. */
 const SMALL = 8 * 1024 * 1024
 /** Small chunks are gathered up to this size before a write: one syscall per chunk is slow. */
@@ -81,10 +106,15 @@ const expired = (p: string) =>
 const notOurs = (p: string) => new SpillError({ message: `${p} is not a spill of this store` })
 
 /**
- * Spills as files in `dir` (created on demand) over Effect `FileSystem` and `Path`. Each spill is
- * written to `.tool_<id>.tmp` beside its final name and renamed on commit, so a reader never sees
- * a partial spill; a writer whose scope closes before commit removes its temp. Cleanup deletes
- * only `tool_*` regular files older than the retention by mtime, and temps older than an hour.
+ * Spills as files over Effect `FileSystem` and `Path`: in `dir`, or with `workspace` in that
+ * workspace's subdirectory of `dir` (created on demand). Files are created 0600, directories 0700;
+ * the spill directory, when it exists with group or other access, loses it (a symlink or a
+ * directory that cannot be made private is refused), and so does `dir` unless it is a shared
+ * sticky directory such as /tmp. Each spill is written to `.tool_<id>.tmp` beside its final name
+ * and renamed on commit, so a reader never sees a partial spill; a writer whose scope closes before
+ * commit removes its temp. Cleanup deletes only regular files named exactly like a spill older
+ * than the retention by mtime, and temps older than an hour — in the spill directory, and with
+ * `workspace` also those left directly in `dir` by stores without one.
  */
 export const layer = (
   options: Options & { readonly dir: string }
@@ -94,24 +124,30 @@ export const layer = (
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
-      const dir = path.resolve(options.dir)
+      const root = path.resolve(options.dir)
+      const workspace = options.workspace === undefined ? undefined : path.resolve(options.workspace)
+      const realWorkspace = workspace === undefined
+        ? undefined
+        : yield* fs.realPath(workspace).pipe(Effect.orElseSucceed(() => workspace))
+      const dir = realWorkspace === undefined ? root : path.join(root, yield* workspaceDirectoryName(realWorkspace))
       const { maxBytes, retentionMs } = settings(options)
       const nextName = makeNamer()
       const owns = (p: string) => {
         const resolved = path.resolve(p)
-        return path.dirname(resolved) === dir && path.basename(resolved).startsWith(PREFIX)
+        return path.dirname(resolved) === dir && isSpillName(path.basename(resolved))
       }
-      const names = fs.readDirectory(dir).pipe(
-        Effect.catchTag("PlatformError", (e) => e.reason._tag === "NotFound" ? Effect.succeed([]) : Effect.fail(e)),
-        Effect.mapError(spillError(`cannot list ${dir}`))
-      )
+      const namesIn = (d: string) =>
+        fs.readDirectory(d).pipe(
+          Effect.catchTag("PlatformError", (e) => e.reason._tag === "NotFound" ? Effect.succeed([]) : Effect.fail(e)),
+          Effect.mapError(spillError(`cannot list ${d}`))
+        )
       // lstat: a symlink or directory named like a spill is never ours to delete.
       const fileInfo = (p: string) =>
         Effect.map(Effect.option(fs.lstat(p)), (o) => Option.isSome(o) && o.value.type === "File" ? o.value : undefined)
 
       const list = Effect.gen(function*() {
         const entries: Array<SpillEntry> = []
-        for (const name of (yield* names).filter((n) => n.startsWith(PREFIX)).sort()) {
+        for (const name of (yield* namesIn(dir)).filter(isSpillName).sort()) {
           const p = path.join(dir, name)
           const info = yield* fileInfo(p)
           if (info === undefined) continue
@@ -120,29 +156,55 @@ export const layer = (
         return entries as ReadonlyArray<SpillEntry>
       }).pipe(Effect.withSpan("SpillStorage.list"))
 
-      const cleanup = Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
+      const cleanupIn = Effect.fnUntraced(function*(d: string, now: number) {
         let deleted = 0
-        for (const name of yield* names) {
-          const spill = name.startsWith(PREFIX)
-          if (!spill && !(name.startsWith(TEMP_PREFIX) && name.endsWith(TEMP_SUFFIX))) continue
-          const p = path.join(dir, name)
+        for (const name of yield* namesIn(d)) {
+          const spill = isSpillName(name)
+          if (!spill && !isTempName(name)) continue
+          const p = path.join(d, name)
           const mtime = Option.getOrUndefined((yield* fileInfo(p))?.mtime ?? Option.none())?.getTime()
           if (mtime === undefined || now - mtime <= (spill ? retentionMs : TEMP_MAX_AGE_MS)) continue
           const removed = yield* Effect.option(fs.remove(p))
           if (spill && Option.isSome(removed)) deleted++
         }
         return deleted
+      })
+      const cleanup = Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const own = yield* cleanupIn(dir, now)
+        return dir === root ? own : own + (yield* cleanupIn(root, now))
       }).pipe(Effect.withSpan("SpillStorage.cleanup"))
 
       const firstUse = yield* scheduleCleanup(cleanup)
 
+      const permissions = (info: FileSystem.File.Info) => info.mode & 0o7777
+      // The workspace's subdirectory is the store's alone: it must be a real directory made private.
+      const makeOwnPrivate = Effect.gen(function*() {
+        const info = yield* fs.lstat(dir)
+        if (info.type !== "Directory") {
+          return yield* new SpillError({ message: `the spill directory ${dir} is not a directory of its own (${info.type})` })
+        }
+        const mode = permissions(info)
+        if ((mode & GROUP_OTHER) === 0) return
+        yield* fs.chmod(dir, mode & ~GROUP_OTHER).pipe(
+          Effect.mapError(spillError(`the spill directory ${dir} is open to others (mode ${mode.toString(8)}) and cannot be made private`))
+        )
+      })
+      // The store's root may be the caller's: tightened when possible, never when shared like /tmp.
+      const makeRootPrivate = Effect.gen(function*() {
+        const info = yield* fs.stat(root)
+        const mode = permissions(info)
+        if (info.type !== "Directory" || (mode & GROUP_OTHER) === 0 || (mode & STICKY) !== 0) return
+        yield* fs.chmod(root, mode & ~GROUP_OTHER)
+      })
       // The directory is made on first use and again only if it disappeared.
       let dirReady = false
-      const makeDir = fs.makeDirectory(dir, { recursive: true }).pipe(
-        Effect.mapError(spillError(`cannot create ${dir}`)),
-        Effect.tap(() => Effect.sync(() => void (dirReady = true)))
-      )
+      const makeDir = Effect.gen(function*() {
+        yield* fs.makeDirectory(dir, { recursive: true, mode: DIR_MODE }).pipe(Effect.mapError(spillError(`cannot create ${dir}`)))
+        yield* Effect.ignore(makeRootPrivate)
+        if (dir !== root) yield* makeOwnPrivate.pipe(Effect.mapError((e) => e._tag === "SpillError" ? e : spillError(`cannot inspect ${dir}`)(e)))
+        dirReady = true
+      })
       /** Runs `create` (which makes a file in `dir`), making the directory first when needed. */
       const inDir = <A>(target: string, create: Effect.Effect<A, PlatformError>) =>
         (dirReady ? create : Effect.andThen(makeDir, create)).pipe(
@@ -150,10 +212,7 @@ export const layer = (
             e.reason._tag === "NotFound" ? Effect.andThen(makeDir, create) : Effect.fail(e)),
           Effect.mapError((e) => e._tag === "SpillError" ? e : spillError(`cannot create ${target}`)(e))
         )
-      const spillNames = Effect.map(nextName, (name) => ({
-        final: path.join(dir, name),
-        temp: path.join(dir, TEMP_PREFIX + name.slice(PREFIX.length) + TEMP_SUFFIX)
-      }))
+      const spillNames = Effect.map(nextName, (name) => ({ final: path.join(dir, name), temp: path.join(dir, tempName(name)) }))
       const rename = (temp: string, final: string) =>
         fs.rename(temp, final).pipe(Effect.mapError(spillError(`cannot rename ${temp}`)))
 
@@ -164,7 +223,7 @@ export const layer = (
         // Registered before the file is opened, so it runs after the handle is closed.
         yield* Effect.addFinalizer(() => committed ? Effect.void : Effect.ignore(fs.remove(temp, { force: true })))
         const fileScope = yield* Scope.fork(yield* Effect.scope)
-        const file = yield* inDir(temp, fs.open(temp, { flag: "wx" }).pipe(Scope.provide(fileScope)))
+        const file = yield* inDir(temp, fs.open(temp, { flag: "wx", mode: FILE_MODE }).pipe(Scope.provide(fileScope)))
         const cap = makeCap(maxBytes)
         let gathered: Array<Uint8Array> = []
         let gatheredBytes = 0
@@ -204,7 +263,7 @@ export const layer = (
       const writeSmall = Effect.fnUntraced(function*(data: Uint8Array) {
         yield* firstUse
         const { final, temp } = yield* spillNames
-        yield* inDir(temp, fs.writeFile(temp, data, { flag: "wx" })).pipe(
+        yield* inDir(temp, fs.writeFile(temp, data, { flag: "wx", mode: FILE_MODE })).pipe(
           Effect.andThen(rename(temp, final)),
           Effect.onError(() => Effect.ignore(fs.remove(temp, { force: true })))
         )
@@ -236,8 +295,10 @@ export const layer = (
 const MEMORY_ROOT = "memory://spill/"
 
 /**
- * Spills kept in memory under `memory://spill/tool_…`, with the same naming, cap, commit and
- * retention semantics (age by `Clock` time). For tests and for runtimes without a disk.
+ * Spills kept in memory under `memory://spill/tool_…` (with `workspace`:
+ * `memory://spill/<workspace directory name>/tool_…`, the root taken as given), with the same
+ * naming, cap, commit and retention semantics (age by `Clock` time). For tests and for runtimes
+ * without a disk.
  */
 export const layerMemory = (options: Options = {}): Layer.Layer<SpillStorage> =>
   Layer.effect(
@@ -246,7 +307,10 @@ export const layerMemory = (options: Options = {}): Layer.Layer<SpillStorage> =>
       const { maxBytes, retentionMs } = settings(options)
       const store = new Map<string, { readonly data: Uint8Array; readonly mtime: number }>()
       const nextName = makeNamer()
-      const owns = (p: string) => p.startsWith(MEMORY_ROOT + PREFIX) && !p.slice(MEMORY_ROOT.length).includes("/")
+      const root = options.workspace === undefined
+        ? MEMORY_ROOT
+        : `${MEMORY_ROOT}${yield* workspaceDirectoryName(options.workspace)}/`
+      const owns = (p: string) => p.startsWith(root) && isSpillName(p.slice(root.length))
 
       const list = Effect.sync((): ReadonlyArray<SpillEntry> =>
         [...store].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([p, e]) => ({
@@ -268,7 +332,7 @@ export const layerMemory = (options: Options = {}): Layer.Layer<SpillStorage> =>
 
       const writer = Effect.gen(function*() {
         yield* firstUse
-        const final = MEMORY_ROOT + (yield* nextName)
+        const final = root + (yield* nextName)
         const chunks: Array<Uint8Array> = []
         const cap = makeCap(maxBytes)
         let committed = false

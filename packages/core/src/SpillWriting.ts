@@ -12,6 +12,30 @@ export const HOUR_MS = 60 * 60 * 1000
 /** Strings are encoded and written in slices of this many UTF-16 units: bounded extra memory. */
 const SLICE = 1 << 20
 
+const ID = "[0-9a-f]{16}_[0-9A-Za-z]{10}"
+const SPILL_NAME = new RegExp(`^${PREFIX}${ID}$`)
+const TEMP_NAME = new RegExp(`^\\.${PREFIX}${ID}\\.tmp$`)
+
+/** Whether `name` is exactly a spill's name: what list, read and retention accept (never a user's file). */
+export const isSpillName = (name: string): boolean => SPILL_NAME.test(name)
+/** The temp a spill is written to before its rename: `.tool_<id>.tmp`. */
+export const tempName = (name: string): string => `.${name}.tmp`
+/** Whether `name` is exactly a spill temp's name. */
+export const isTempName = (name: string): boolean => TEMP_NAME.test(name)
+
+/**
+ * The name of one workspace's spill directory: the root's base name (letters, digits, `.`, `_`,
+ * `-`; at most 32) and 16 hex digits of the SHA-256 of its real path, so the name is stable across
+ * runs and two workspaces with the same base name never share a directory.
+ */
+export const workspaceDirectoryName = Effect.fnUntraced(function*(realRoot: string) {
+  const digest = yield* Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(realRoot)))
+  const hex = Array.from(new Uint8Array(digest, 0, 8), (b) => b.toString(16).padStart(2, "0")).join("")
+  const base = realRoot.split(/[\\/]/).filter((s) => s !== "").pop() ?? ""
+  const safe = base.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "").slice(0, 32)
+  return `${safe === "" ? "root" : safe}-${hex}`
+})
+
 /**
  * Spill names: `tool_<12 hex ms><4 hex sequence>_<10 random base62>`. The id sorts by creation
  * time and never wraps (opencode's did, §W14); age is taken from mtime, not from the name.

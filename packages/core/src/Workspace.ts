@@ -23,7 +23,10 @@ export interface Resolved {
   readonly exists: boolean
   /** Inside the workspace root or an extra allowed directory (on real paths). */
   readonly inside: boolean
-  /** Under the spill store's directory: readable without an outside-directory ask. */
+  /**
+   * Under the spill store's directory (this workspace's own spills when the store was made for it):
+   * readable without an outside-directory ask.
+   */
   readonly spill: boolean
 }
 

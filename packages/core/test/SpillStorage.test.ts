@@ -7,6 +7,10 @@ import { assertSameBytes, readSpill, utf8, withTruncate } from "./TruncateHarnes
 const Node = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
 const NAME = /^tool_[0-9a-f]{16}_[0-9A-Za-z]{10}$/
 const DAY = 24 * 60 * 60 * 1000
+/** A valid spill id: 16 hex digits, `_`, 10 base62 characters. */
+const ID = "0123456789abcdef_AbCdEfGhIj"
+
+const modeOf = (fs: FileSystem.FileSystem, p: string) => Effect.map(fs.stat(p), (info) => info.mode & 0o7777)
 
 /** A file-system SpillStorage in a fresh temp dir (its `spill/` subdir does not exist yet). */
 const withSpill = <A, E>(
@@ -142,22 +146,145 @@ describe("SpillStorage.layer (file system)", () => {
         yield* age(old, 8 * DAY)
         yield* age(almost, 6 * DAY)
         const notes = path.join(dir, "notes.txt")
-        const spillDir = path.join(dir, "tool_not_a_file")
-        const oldTemp = path.join(dir, ".tool_dead.tmp")
-        const newTemp = path.join(dir, ".tool_live.tmp")
-        const outside = path.join(path.dirname(dir), "tool_outside")
-        for (const p of [notes, oldTemp, newTemp, outside]) yield* fs.writeFileString(p, "x")
+        const spillDir = path.join(dir, `tool_${ID}`)
+        const oldTemp = path.join(dir, `.tool_${ID}.tmp`)
+        const newTemp = path.join(dir, `.tool_${ID.replace("a", "b")}.tmp`)
+        const outside = path.join(path.dirname(dir), `tool_${ID}`)
+        // A user's files that merely look like spills: never deleted, however old.
+        const lookalikes = [`tool_${ID}.txt`, `tool_${ID}_`, `tool_${ID.toUpperCase()}`, "tool_", ".tool_dead.tmp", `x.tool_${ID}`]
+          .map((name) => path.join(dir, name))
+        for (const p of [notes, oldTemp, newTemp, outside, ...lookalikes]) yield* fs.writeFileString(p, "x")
         yield* fs.makeDirectory(spillDir)
-        for (const p of [notes, spillDir, outside]) yield* age(p, 30 * DAY)
+        for (const p of [notes, spillDir, outside, ...lookalikes]) yield* age(p, 30 * DAY)
         yield* age(oldTemp, 2 * 60 * 60 * 1000)
 
         assert.strictEqual(yield* spill.cleanup, 1)
         const left = new Set(yield* fs.readDirectory(dir))
         assert.isFalse(left.has(path.basename(old)))
-        assert.isFalse(left.has(".tool_dead.tmp"))
-        for (const p of [fresh, almost, notes, spillDir, newTemp]) assert.isTrue(left.has(path.basename(p)), p)
+        assert.isFalse(left.has(path.basename(oldTemp)))
+        for (const p of [fresh, almost, notes, spillDir, newTemp, ...lookalikes]) assert.isTrue(left.has(path.basename(p)), p)
         assert.isTrue(yield* fs.exists(outside))
+        assert.deepStrictEqual((yield* spill.list).map((e) => e.path), [fresh, almost].sort())
       })))
+
+  it.effect("spill files are 0600 in a directory made 0700; an existing directory open to others is tightened", () =>
+    withSpill((spill, { dir, fs, path }) =>
+      Effect.gen(function*() {
+        const small = yield* spill.write("small")
+        const streamed = yield* Effect.scoped(Effect.gen(function*() {
+          const w = yield* spill.writer
+          yield* w.write(utf8("streamed"))
+          return yield* w.commit
+        }))
+        assert.strictEqual(yield* modeOf(fs, dir), 0o700)
+        for (const p of [small, streamed]) assert.strictEqual(yield* modeOf(fs, p), 0o600, p)
+
+        const other = path.join(path.dirname(dir), "other")
+        yield* fs.makeDirectory(other)
+        yield* fs.chmod(other, 0o755)
+        yield* SpillStorage.SpillStorage.use((s) => s.write("x")).pipe(Effect.provide(SpillStorage.layer({ dir: other })))
+        assert.strictEqual(yield* modeOf(fs, other), 0o700)
+      })))
+
+  it.effect("with a workspace: one private subdirectory per real root; the root dir is created 0700", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const tmp = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-tools-spill-" }))
+      const root = path.join(tmp, "spill")
+      const a = path.join(tmp, "a", "project")
+      const b = path.join(tmp, "b", "project")
+      for (const d of [a, b]) yield* fs.makeDirectory(d, { recursive: true })
+      yield* fs.symlink(a, path.join(tmp, "link"))
+      const store = (workspace: string) =>
+        SpillStorage.SpillStorage.use((s) => Effect.map(s.write("out"), (p) => ({ p, directory: s.directory, owns: s.owns })))
+          .pipe(Effect.provide(SpillStorage.layer({ dir: root, workspace })))
+      const inA = yield* store(a)
+      const inB = yield* store(b)
+      const viaLink = yield* store(path.join(tmp, "link"))
+
+      assert.strictEqual(inA.directory, path.join(root, yield* SpillStorage.workspaceDirectoryName(a)))
+      assert.match(path.basename(inA.directory!), /^project-[0-9a-f]{16}$/)
+      assert.notStrictEqual(inA.directory, inB.directory)
+      assert.strictEqual(viaLink.directory, inA.directory)
+      assert.strictEqual(path.dirname(inA.p), inA.directory)
+      assert.isFalse(inA.owns(inB.p))
+      assert.isTrue(inA.owns(viaLink.p))
+      for (const d of [root, inA.directory!, inB.directory!]) assert.strictEqual(yield* modeOf(fs, d), 0o700, d)
+    }).pipe(Effect.provide(Node)))
+
+  it.effect("workspace directory names: the base name made safe, the same root always the same name", () =>
+    Effect.gen(function*() {
+      const name = SpillStorage.workspaceDirectoryName
+      assert.strictEqual(yield* name("/home/u/my app"), yield* name("/home/u/my app"))
+      assert.match(yield* name("/home/u/my app"), /^my_app-[0-9a-f]{16}$/)
+      assert.match(yield* name("/"), /^root-[0-9a-f]{16}$/)
+      assert.match(yield* name("/srv/..hidden"), /^hidden-[0-9a-f]{16}$/)
+      assert.match(yield* name(`/x/${"long".repeat(20)}`), new RegExp(`^${"long".repeat(8)}-[0-9a-f]{16}$`))
+      assert.notStrictEqual(yield* name("/a/project"), yield* name("/b/project"))
+    }))
+
+  it.effect("an existing workspace directory is tightened; a symlink in its place is refused", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const tmp = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-tools-spill-" }))
+      const root = path.join(tmp, "spill")
+      const ws = path.join(tmp, "ws")
+      yield* fs.makeDirectory(ws)
+      const own = path.join(root, yield* SpillStorage.workspaceDirectoryName(ws))
+      yield* fs.makeDirectory(own, { recursive: true })
+      yield* fs.chmod(root, 0o755)
+      yield* fs.chmod(own, 0o777)
+      const write = SpillStorage.SpillStorage.use((s) => s.write("x")).pipe(
+        Effect.provide(SpillStorage.layer({ dir: root, workspace: ws }))
+      )
+      yield* write
+      assert.strictEqual(yield* modeOf(fs, own), 0o700)
+      assert.strictEqual(yield* modeOf(fs, root), 0o700)
+
+      yield* fs.remove(own, { recursive: true })
+      const elsewhere = path.join(tmp, "elsewhere")
+      yield* fs.makeDirectory(elsewhere)
+      yield* fs.symlink(elsewhere, own)
+      const refused = yield* Effect.flip(write)
+      assert.strictEqual(refused.message, `the spill directory ${own} is not a directory of its own (SymbolicLink)`)
+      assert.deepStrictEqual(yield* fs.readDirectory(elsewhere), [])
+    }).pipe(Effect.provide(Node)))
+
+  it.effect("a shared sticky root such as /tmp keeps its mode; the workspace directory is still private", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const root = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-tools-spill-" }))
+      yield* fs.chmod(root, 0o1777)
+      const p = yield* SpillStorage.SpillStorage.use((s) => s.write("x")).pipe(
+        Effect.provide(SpillStorage.layer({ dir: root, workspace: root }))
+      )
+      assert.strictEqual(yield* modeOf(fs, root), 0o1777)
+      assert.strictEqual(yield* modeOf(fs, path.dirname(p)), 0o700)
+    }).pipe(Effect.provide(Node)))
+
+  it.live("with a workspace, cleanup also retires spills left directly in the root, and nothing else there", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const root = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-tools-spill-" }))
+      const now = Date.now()
+      const legacy = path.join(root, `tool_${ID}`)
+      const recent = path.join(root, `tool_${ID.replace("a", "c")}`)
+      const foreign = path.join(root, "tool_notes")
+      for (const p of [legacy, recent, foreign]) yield* fs.writeFileString(p, "x")
+      for (const p of [legacy, foreign]) yield* fs.utimes(p, new Date(now - 30 * DAY), new Date(now - 30 * DAY))
+      const { deleted, listed } = yield* SpillStorage.SpillStorage.use((s) =>
+        Effect.map(Effect.all([s.cleanup, s.list]), ([deleted, listed]) => ({ deleted, listed }))
+      ).pipe(Effect.provide(SpillStorage.layer({ dir: root, workspace: root })))
+      assert.strictEqual(deleted, 1)
+      assert.deepStrictEqual(listed, [])
+      assert.isFalse(yield* fs.exists(legacy))
+      assert.isTrue(yield* fs.exists(recent))
+      assert.isTrue(yield* fs.exists(foreign))
+    }).pipe(Effect.provide(Node)))
 
   it.effect("Truncate over the real file system: the spill file is byte-identical (string and stream)", () =>
     Effect.gen(function*() {

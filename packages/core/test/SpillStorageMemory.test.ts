@@ -32,7 +32,7 @@ describe("SpillStorage.layerMemory", () => {
         assert.strictEqual(spill.directory, undefined)
         assert.deepStrictEqual(yield* readSpill(spill, p), utf8("日本 🙂"))
         assert.deepStrictEqual(yield* spill.list, [{ path: p, size: 11, mtime: T0 }])
-        const gone = yield* Effect.flip(Stream.runDrain(spill.read(p.replace(/_[^_]+$/, "_missing00"))))
+        const gone = yield* Effect.flip(Stream.runDrain(spill.read(p.replace(/_[^_]+$/, "_missing000"))))
         assert.include(gone.message, "expired or was cleaned up")
       })))
 
@@ -58,6 +58,21 @@ describe("SpillStorage.layerMemory", () => {
         assert.deepStrictEqual((yield* spill.list).map((e) => e.path), [recent])
         assert.notStrictEqual(old, recent)
       })))
+
+  it.effect("with a workspace: spills under memory://spill/<workspace directory name>/, owned by that store only", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const store = (workspace: string) =>
+        SpillStorage.SpillStorage.use((s) => Effect.map(s.write("out"), (p) => ({ p, owns: s.owns })))
+          .pipe(Effect.provide(SpillStorage.layerMemory({ workspace })))
+      const a = yield* store("/work/a")
+      const b = yield* store("/work/b")
+      assert.strictEqual(a.p.slice(0, a.p.lastIndexOf("/") + 1), `memory://spill/${yield* SpillStorage.workspaceDirectoryName("/work/a")}/`)
+      assert.match(a.p, /^memory:\/\/spill\/a-[0-9a-f]{16}\/tool_[0-9a-f]{16}_[0-9A-Za-z]{10}$/)
+      assert.isTrue(a.owns(a.p))
+      assert.isFalse(a.owns(b.p))
+      assert.isFalse(a.owns(`${a.p}/x`))
+    }))
 
   it.effect("retention is configurable", () =>
     withMemory((spill) =>
@@ -99,13 +114,13 @@ describe("SpillStorage.layer on MemoryFileSystem", () => {
     Effect.gen(function*() {
       yield* TestClock.setTime(T0)
       const fs = yield* MemoryFileSystem.make({
-        "/spill/tool_000000000000_left_by_last_week": "old",
-        "/spill/.tool_dead.tmp": "died mid-write"
+        "/spill/tool_0000000000000000_lastWeek00": "old",
+        "/spill/.tool_0000000000000000_diedWrite0.tmp": "died mid-write"
       })
       yield* TestClock.adjust("8 days")
       yield* Effect.gen(function*() {
         const spill = yield* SpillStorage.SpillStorage
-        assert.isTrue(yield* fs.exists("/spill/tool_000000000000_left_by_last_week")) // lazy: nothing at build
+        assert.isTrue(yield* fs.exists("/spill/tool_0000000000000000_lastWeek00")) // lazy: nothing at build
         const p = yield* spill.write("new")
         yield* settle
         assert.deepStrictEqual(yield* fs.readDirectory("/spill"), [p.slice(7)])
@@ -130,6 +145,20 @@ describe("SpillStorage.layer on MemoryFileSystem", () => {
         assert.strictEqual(error._tag, "SpillError")
         assert.isTrue(yield* base.exists(yield* spill.write("two")))
       }).pipe(Effect.provide(onMemoryFs(broken)))
+    }))
+
+  it.effect("with a workspace: files 0600 in its own 0700 subdirectory", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const fs = yield* MemoryFileSystem.make({ directories: ["/ws"] })
+      yield* Effect.gen(function*() {
+        const spill = yield* SpillStorage.SpillStorage
+        const p = yield* spill.write("x")
+        assert.strictEqual(spill.directory, `/spill/${yield* SpillStorage.workspaceDirectoryName("/ws")}`)
+        assert.strictEqual(p.slice(0, p.lastIndexOf("/")), spill.directory)
+        const mode = (q: string) => Effect.map(fs.stat(q), (i) => i.mode & 0o7777)
+        assert.deepStrictEqual([yield* mode("/spill"), yield* mode(spill.directory!), yield* mode(p)], [0o700, 0o700, 0o600])
+      }).pipe(Effect.provide(onMemoryFs(fs, { workspace: "/ws" })))
     }))
 
   it.effect("an uncommitted writer leaves no file, temp included", () =>

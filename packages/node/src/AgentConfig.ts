@@ -43,8 +43,9 @@ const TruncationConfig = z.strictObject({
 
 const SpillConfig = z.strictObject({
   dir: z.string().min(1).optional().describe(
-    "Where full outputs of truncated calls are kept (default: the user's data directory). " +
-      "Relative to the workspace root; ~ is the home directory."
+    "Where full outputs of truncated calls are kept (default: the user's data directory), each workspace's in a " +
+      "private subdirectory (files 0600, directories 0700; the directory itself loses group and other access " +
+      "unless it is a shared sticky one like /tmp). Relative to the workspace root; ~ is the home directory."
   ),
   retentionDays: z.number().positive().optional().describe("Spills older than this are deleted (default 7).")
 }).describe("The spill store for truncated outputs.")

@@ -7,8 +7,8 @@ import type { PermissionRules } from "@agent-tools/core"
  * Permission defaults, evaluated before the config's rules (the last matching rule wins, so any
  * config key overrides them). Looking is free, changing asks: read/grep/glob/list and the todo
  * list are allowed, except `.env` files; edits, shell commands, paths outside the workspace and
- * anything unknown ask. Spill files stay readable without a prompt: Workspace treats the spill
- * directory as readable (never writable).
+ * anything unknown ask. Spill files stay readable without a prompt: Workspace treats this
+ * workspace's spill directory as readable (never writable); other workspaces' spills are outside.
  */
 export const permission: PermissionRules.Config = {
   "*": "ask",

@@ -68,6 +68,7 @@ export interface Settings {
   readonly config: AgentConfig.AgentConfig
   /** The embedded default rules followed by the config's rules. */
   readonly rules: Permission.Ruleset
+  /** The spill store's root; each workspace's spills live in a subdirectory of it. */
   readonly spillDir: string
   readonly retentionDays: number | undefined
   readonly platform: string
@@ -119,9 +120,12 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
   } satisfies Settings
 })
 
-/** The spill store of the settings: files in `spillDir`, deleted after `retentionDays`. */
+/**
+ * The spill store of the settings: files in this workspace's private subdirectory of `spillDir`,
+ * deleted after `retentionDays`.
+ */
 export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
-  SpillStorage.layer({ dir: s.spillDir, retentionDays: s.retentionDays })
+  SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays })
 
 const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolRegistry.Options => ({
   ...extra,
@@ -145,7 +149,7 @@ export const layerFromSettings = (
   const core = Layer.mergeAll(
     Truncate.layer(s.config.truncation),
     Permission.layer({ rules: s.rules, unattended: options.unattended, platform: s.platform }),
-    // Workspace sees the SpillStorage below: the spill directory is readable without asking.
+    // Workspace sees the SpillStorage below: this workspace's spill directory is readable without asking.
     Workspace.layer({ root: s.cwd }),
     // rg from the configured path, PATH or the download cache, else the portable walker.
     Ripgrep.layer(options.ripgrep),

@@ -70,7 +70,10 @@ describe("NodeAgentTools.layer", () => {
         assert.strictEqual(yield* action("bash", "ls"), "ask")
         assert.strictEqual(yield* action("external_directory", "/etc/*"), "ask")
         assert.strictEqual(yield* action("webfetch", "https://x"), "ask")
-        assert.strictEqual((yield* SpillStorage.SpillStorage).directory, "/xdg/agent-tools/tool-output")
+        assert.strictEqual(
+          (yield* SpillStorage.SpillStorage).directory,
+          `/xdg/agent-tools/tool-output/${yield* SpillStorage.workspaceDirectoryName(dir)}`
+        )
         assert.strictEqual((yield* Workspace.Workspace).root, dir)
         // unattended "reject": an ask fails at once with a message saying why.
         const error = yield* Effect.flip(call("touch", { filePath: "a.ts" }))
