@@ -19,7 +19,7 @@ const Runtime = ToolRegistry.layer([ReadTool, Shout]).pipe(
     FileTime.layer(),
     Workspace.layer({ root: "." })
   )),
-  Layer.provideMerge(Layer.mergeAll(SpillStorage.layer({ dir: "/tmp/agent-tools-spill" }), Events.layer(), ModuleLoader.layer())),
+  Layer.provideMerge(Layer.mergeAll(SpillStorage.layer({ dir: "/tmp/agent-tools-spill", workspace: "." }), Events.layer(), ModuleLoader.layer())),
   Layer.provideMerge(NodeServices.layer)
 )
 
