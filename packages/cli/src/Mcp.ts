@@ -26,6 +26,7 @@ export const command = Command.make(
 ).pipe(
   Command.withDescription(
     "Serve the workspace's tools over MCP on stdio until the client closes stdin. Permission asks go " +
-      "to the client as elicitations when it supports them, else follow the config and --yes."
+      "to the client as elicitations when it supports them, else follow the config and --yes. A message " +
+      "over the size limit (10 MiB) gets its own error; the server keeps serving the others."
   )
 )

@@ -15,7 +15,6 @@ import { Clock, Deferred, Duration, Effect, Exit, FiberSet, Layer, Logger, Resul
 import type { Scope } from "effect"
 import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
@@ -34,6 +33,7 @@ import * as Elicitation from "./Elicitation.ts"
 import * as Mapping from "./Mapping.ts"
 import * as Responder from "./Responder.ts"
 import * as Stdio from "./Stdio.ts"
+import { StdioTransport } from "./StdioTransport.ts"
 import { ToolNames } from "@agent-tools/core"
 
 export interface Options {
@@ -54,6 +54,11 @@ export interface Options {
   readonly elicitationTimeout?: Duration.Input | undefined
   /** How often pending permission asks are checked (default 20 ms). */
   readonly pollInterval?: Duration.Input | undefined
+  /**
+   * stdio only: the largest JSON-RPC message accepted, in bytes (default 10 MiB). A larger one gets
+   * its own error and the server keeps serving the others.
+   */
+  readonly maxMessageBytes?: number | undefined
 }
 
 export class McpServerError extends Schema.TaggedError<McpServerError>()("McpServerError", {
@@ -212,12 +217,13 @@ export const serve = Effect.fn("McpServer.serve")(
 
 /**
  * `agent-tools mcp`: serves the registry in context on stdin/stdout until the client closes
- * stdin. stdout carries only protocol messages; logs go to stderr.
+ * stdin. stdout carries only protocol messages; logs go to stderr. A message over
+ * `maxMessageBytes` is refused on its own (see `StdioTransport`).
  */
 export const serveStdio = (options: Options = {}): Effect.Effect<void, McpServerError, Requirements> =>
   Effect.gen(function*() {
     const protocol = yield* Stdio.guardStdout
-    const transport = new StdioServerTransport(process.stdin, protocol)
+    const transport = new StdioTransport(process.stdin, protocol, { maxMessageBytes: options.maxMessageBytes })
     yield* serve(transport, options, Stdio.stdinClosed(process.stdin))
   }).pipe(Effect.scoped, Effect.provideService(Logger.LogToStderr, true))
 
