@@ -22,6 +22,7 @@ import {
 } from "@agent-tools/core"
 import { Bash, builtins } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
+import * as AnalysisWorker from "./AnalysisWorker.ts"
 import * as DataDir from "./DataDir.ts"
 import * as Defaults from "./Defaults.ts"
 
@@ -154,7 +155,9 @@ export const layerFromSettings = (
     // rg from the configured path, PATH or the download cache, else the portable walker.
     Ripgrep.layer(options.ripgrep),
     // The bash tool's tree-sitter parser (wasm, loaded once).
-    Bash.parserLayer
+    Bash.parserLayer,
+    // Big bash commands are analysed on a worker thread: other calls are served meanwhile.
+    AnalysisWorker.layer
   ).pipe(Layer.provideMerge(base))
   const services = options.services === undefined ? core : Layer.merge(core, options.services)
   // Built-in tools are typed with open requirements; this layer provides everything listed above.

@@ -11,10 +11,14 @@
  * - Analysis without running anything: `analyzeCommand(command, {cwd})` (commands, patterns,
  *   paths, unsupported parts) and `explain(command, {cwd, sessionID})` (plus the permission
  *   requests and the rule that decided each pattern); `format` renders an explanation.
+ * - Where the analysis runs: `BashAnalyzer`, a Context.Reference (default: on the calling thread);
+ *   `@agent-tools/node` sends big commands to a worker thread so a server keeps serving meanwhile.
  */
 export { BashTool, parameters } from "./tool.ts"
 export type { Parameters } from "./tool.ts"
 export { analyze } from "./analysis.ts"
+export { BashAnalyzer, inPlace as analyzeInPlace, layer as analyzerLayer } from "./analyzer.ts"
+export type { Analyzer } from "./analyzer.ts"
 export type { Analysis, Command, Options as AnalysisOptions, PathSource, PathUse } from "./analysis.ts"
 export { analyzeCommand, directoryOf, explain, format } from "./explain.ts"
 export type { AnalyzeOptions, ExplainOptions, Explanation, RequestExplanation } from "./explain.ts"

@@ -11,7 +11,7 @@ import { Effect, FileSystem, Result } from "effect"
 import { ChildProcessSpawner } from "effect/process"
 import { z } from "zod"
 import { Permission, Tool, Truncate, Workspace } from "@agent-tools/core"
-import { analyze } from "./analysis.ts"
+import { BashAnalyzer } from "./analyzer.ts"
 import { BashConfig, environment, NON_INTERACTIVE_ENV } from "./config.ts"
 import { describe } from "./description.ts"
 import { directoryOf } from "./explain.ts"
@@ -42,6 +42,7 @@ export const BashTool = Tool.define(
   Effect.gen(function*() {
     const config = yield* BashConfig
     const parsers = yield* BashParser
+    const analyzer = yield* BashAnalyzer
     const workspace = yield* Workspace.Workspace
     const fs = yield* FileSystem.FileSystem
     const truncate = yield* Truncate.Truncate
@@ -68,8 +69,9 @@ export const BashTool = Tool.define(
         const info = yield* fs.stat(cwd).pipe(Effect.mapError(() => fail(`workdir ${args.workdir} does not exist (${cwd})`)))
         if (info.type !== "Directory") return yield* fail(`workdir ${args.workdir} is not a directory (${cwd})`)
       }
-      const parser = yield* parsers.parser.pipe(Effect.mapError((e) => fail(e.message)))
-      const analysis = analyze(parser, args.command, { cwd, home: env.home })
+      const analysis = yield* analyzer.analyze(parsers.parser, args.command, { cwd, home: env.home }).pipe(
+        Effect.mapError((e) => fail(e.message))
+      )
       const planned = yield* provide(plan(analysis, { workdir: args.workdir, description: args.description })).pipe(
         Effect.mapError((e) => fail(e.message))
       )

@@ -1,0 +1,83 @@
+/**
+ * The bash analysis of big commands on a worker thread, so that analysing one never holds up the
+ * other calls a server is serving (the analysis is synchronous CPU work: on the main thread a
+ * 50 KB command kept `tools/list` waiting for a second). Commands under `OFFLOAD_CHARS` stay on
+ * the calling thread, where they take well under a millisecond and a round trip would cost more.
+ * The worker starts on the first big command, holds the process open only while it has work, and
+ * ends with the layer. If it cannot start or dies, the analysis runs in place (with a warning).
+ */
+import { Worker } from "node:worker_threads"
+import { Effect, Layer } from "effect"
+import { Bash } from "@agent-tools/tools"
+
+/** Commands of at least this many characters are analysed on the worker. */
+export const OFFLOAD_CHARS = 4 * 1024
+
+type Reply = { readonly id: number; readonly analysis: Bash.Analysis } | { readonly id: number; readonly error: string }
+
+// The worker entry beside this module: `.ts` when running from sources, `.js` when built.
+const entry = new URL(`./internal/analysisWorker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url)
+
+/** A BashAnalyzer that sends big commands to a worker thread; the worker ends with the scope. */
+export const make = Effect.gen(function*() {
+  let worker: Worker | undefined
+  const pending = new Map<number, (reply: Reply) => void>()
+  let nextId = 0
+
+  const failAll = (error: string) => {
+    worker = undefined
+    for (const [id, resolve] of pending) resolve({ id, error })
+    pending.clear()
+  }
+  const start = () => {
+    const w = new Worker(entry)
+    w.unref()
+    w.on("message", (reply: Reply) => {
+      const resolve = pending.get(reply.id)
+      pending.delete(reply.id)
+      if (pending.size === 0) w.unref()
+      resolve?.(reply)
+    })
+    w.on("error", (e) => failAll(`the analysis worker failed: ${e.message}`))
+    w.on("exit", (code) => failAll(`the analysis worker exited with code ${code}`))
+    return w
+  }
+  yield* Effect.addFinalizer(() =>
+    Effect.promise(async () => {
+      const w = worker
+      worker = undefined
+      await w?.terminate()
+    }).pipe(Effect.ignore)
+  )
+
+  const onWorker = (source: string, options: Bash.AnalysisOptions) =>
+    Effect.callback<Bash.Analysis, string>((resume) => {
+      const id = nextId++
+      const w = worker ??= start()
+      pending.set(id, (reply) => resume("error" in reply ? Effect.fail(reply.error) : Effect.succeed(reply.analysis)))
+      w.ref() // the process waits for an answer being computed
+      w.postMessage({ id, source, options })
+      return Effect.sync(() => {
+        pending.delete(id)
+        if (pending.size === 0) w.unref()
+      })
+    })
+
+  const analyzer: Bash.Analyzer = {
+    analyze: (parser, source, options) =>
+      source.length < OFFLOAD_CHARS
+        ? Bash.analyzeInPlace.analyze(parser, source, options)
+        : onWorker(source, options).pipe(
+          Effect.catch((error) =>
+            Effect.logWarning(`${error}; analysing on the main thread`).pipe(
+              Effect.andThen(Bash.analyzeInPlace.analyze(parser, source, options))
+            )
+          ),
+          Effect.withSpan("AnalysisWorker.analyze")
+        )
+  }
+  return analyzer
+})
+
+/** Big bash commands are analysed on a worker thread for as long as the layer lives. */
+export const layer: Layer.Layer<never> = Layer.unwrap(Effect.map(make, Bash.analyzerLayer))

@@ -1,0 +1,32 @@
+/**
+ * The worker thread of `AnalysisWorker`: loads the bash parser once, then answers each
+ * `{ id, source, options }` with `{ id, analysis }` or `{ id, error }`.
+ */
+import { parentPort } from "node:worker_threads"
+import { Effect, ManagedRuntime } from "effect"
+import { Bash } from "@agent-tools/tools"
+
+interface Request {
+  readonly id: number
+  readonly source: string
+  readonly options: Bash.AnalysisOptions
+}
+
+const runtime = ManagedRuntime.make(Bash.parserLayer)
+const parser = runtime.runPromise(Effect.gen(function*() {
+  const parsers = yield* Bash.BashParser
+  return yield* parsers.parser
+}))
+
+parentPort?.on("message", (request: Request) => {
+  parser.then(
+    (p) => {
+      try {
+        parentPort?.postMessage({ id: request.id, analysis: Bash.analyze(p, request.source, request.options) })
+      } catch (cause) {
+        parentPort?.postMessage({ id: request.id, error: cause instanceof Error ? cause.message : String(cause) })
+      }
+    },
+    (cause: unknown) => parentPort?.postMessage({ id: request.id, error: cause instanceof Error ? cause.message : String(cause) })
+  )
+})
