@@ -75,7 +75,7 @@ export const command = Command.make(
     const unattended: Permission.LayerOptions["unattended"] = mode === "yes" ? "allow" : mode === "prompt" ? "wait" : "reject"
     const result = yield* execute(flags.tool, args, mode).pipe(
       // One-shot calls never read first: the read-before-edit check only makes sense in a session.
-      Effect.provide(Flags.agentLayer(flags, { unattended, fileTime: { disabled: true } })),
+      Effect.provide(Flags.agentLayer(flags, { unattended, fileTime: { disabled: true }, analysisWorker: false })),
       Effect.mapError(Exit.classify)
     )
     if (flags.json) yield* Output.line(JSON.stringify(resultJson(result), null, 2))

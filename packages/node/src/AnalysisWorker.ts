@@ -24,22 +24,17 @@ export const make = Effect.gen(function*() {
   const pending = new Map<number, (reply: Reply) => void>()
   let nextId = 0
 
-  const failAll = (error: string) => {
-    worker = undefined
-    for (const [id, resolve] of pending) resolve({ id, error })
-    pending.clear()
+  // A worker that failed is forgotten (the next big command starts a new one) and its calls fail over.
+  const failAll = (w: Worker, error: string) => {
+    if (worker === w) worker = undefined
+    for (const [id, resolve] of [...pending]) resolve({ id, error })
   }
   const start = () => {
     const w = new Worker(entry)
     w.unref()
-    w.on("message", (reply: Reply) => {
-      const resolve = pending.get(reply.id)
-      pending.delete(reply.id)
-      if (pending.size === 0) w.unref()
-      resolve?.(reply)
-    })
-    w.on("error", (e) => failAll(`the analysis worker failed: ${e.message}`))
-    w.on("exit", (code) => failAll(`the analysis worker exited with code ${code}`))
+    w.on("message", (reply: Reply) => pending.get(reply.id)?.(reply))
+    w.on("error", (e) => failAll(w, `the analysis worker failed: ${e.message}`))
+    w.on("exit", (code) => failAll(w, `the analysis worker exited with code ${code}`))
     return w
   }
   yield* Effect.addFinalizer(() =>
@@ -54,9 +49,18 @@ export const make = Effect.gen(function*() {
     Effect.callback<Bash.Analysis, string>((resume) => {
       const id = nextId++
       const w = worker ??= start()
-      pending.set(id, (reply) => resume("error" in reply ? Effect.fail(reply.error) : Effect.succeed(reply.analysis)))
+      pending.set(id, (reply) => {
+        pending.delete(id)
+        if (pending.size === 0) w.unref()
+        resume("error" in reply ? Effect.fail(reply.error) : Effect.succeed(reply.analysis))
+      })
       w.ref() // the process waits for an answer being computed
-      w.postMessage({ id, source, options })
+      try {
+        w.postMessage({ id, source, options })
+      } catch (cause) {
+        // Options that cannot be copied to a thread: analysed in place instead.
+        pending.get(id)?.({ id, error: `the analysis could not be sent to the worker: ${String(cause)}` })
+      }
       return Effect.sync(() => {
         pending.delete(id)
         if (pending.size === 0) w.unref()

@@ -55,6 +55,11 @@ export interface Options {
   readonly services?: Layer.Layer<any, never, Platform> | undefined
   /** Selects the data directory and path matching (default `process.platform`). */
   readonly platform?: string | undefined
+  /**
+   * Analyse big bash commands on a worker thread, so a server keeps answering other calls
+   * meanwhile (default true). A one-shot call has nothing else to serve and skips its start-up.
+   */
+  readonly analysisWorker?: boolean | undefined
 }
 
 /** What the node layer needs from the platform (`NodeServices` supplies it). */
@@ -157,7 +162,7 @@ export const layerFromSettings = (
     // The bash tool's tree-sitter parser (wasm, loaded once).
     Bash.parserLayer,
     // Big bash commands are analysed on a worker thread: other calls are served meanwhile.
-    AnalysisWorker.layer
+    options.analysisWorker === false ? Layer.empty : AnalysisWorker.layer
   ).pipe(Layer.provideMerge(base))
   const services = options.services === undefined ? core : Layer.merge(core, options.services)
   // Built-in tools are typed with open requirements; this layer provides everything listed above.

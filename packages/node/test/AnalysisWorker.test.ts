@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Logger } from "effect"
 import { AnalysisWorker } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
 
@@ -60,5 +60,18 @@ describe("AnalysisWorker", () => {
         const offloaded = yield* turnsDuring(analyzer.analyze(parser, script, options))
         assert.isAbove(offloaded.turns, 1)
         assert.deepStrictEqual(offloaded.result, inPlace.result)
+      })), { timeout: 60_000 })
+
+  it.live("what cannot be sent to the worker is analysed in place, with a warning", () =>
+    withWorker((analyzer, parser) =>
+      Effect.gen(function*() {
+        const script = scripts[0]!
+        const odd = { ...options, extra: () => "not copyable" } as typeof options
+        const logs: Array<string> = []
+        const logger = Logger.make(({ message }) => void logs.push(String(message)))
+        const result = yield* analyzer.analyze(parser, script, odd).pipe(Effect.provide(Logger.layer([logger])))
+        assert.deepStrictEqual(result, yield* Bash.analyzeInPlace.analyze(parser, script, options))
+        assert.strictEqual(logs.length, 1)
+        assert.match(logs[0]!, /^the analysis could not be sent to the worker: DataCloneError: .*; analysing on the main thread$/)
       })), { timeout: 60_000 })
 })
