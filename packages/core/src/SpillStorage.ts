@@ -107,10 +107,10 @@ const notOurs = (p: string) => new SpillError({ message: `${p} is not a spill of
 
 /**
  * Spills as files over Effect `FileSystem` and `Path`: in `dir`, or with `workspace` in that
- * workspace's subdirectory of `dir` (created on demand). Files are created 0600, directories 0700;
- * the spill directory, when it exists with group or other access, loses it (a symlink or a
- * directory that cannot be made private is refused), and so does `dir` unless it is a shared
- * sticky directory such as /tmp. Each spill is written to `.tool_<id>.tmp` beside its final name
+ * workspace's subdirectory of `dir` (created on demand). Files are created 0600, directories 0700.
+ * An existing workspace subdirectory open to group or others is made private, and one that is a
+ * symlink or cannot be made private is refused; `dir` itself loses group and other access when
+ * possible, unless it is a shared sticky directory such as /tmp. Each spill is written to `.tool_<id>.tmp` beside its final name
  * and renamed on commit, so a reader never sees a partial spill; a writer whose scope closes before
  * commit removes its temp. Cleanup deletes only regular files named exactly like a spill older
  * than the retention by mtime, and temps older than an hour — in the spill directory, and with
