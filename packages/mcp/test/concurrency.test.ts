@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FileSystem, Path, Schedule } from "effect"
+import { AnalysisWorker } from "@agent-tools/node"
 import { connect, makeWorkspace, NodePlatform, text } from "./harness.ts"
 
 describe("MCP server: calls in parallel", () => {
@@ -37,5 +38,20 @@ describe("MCP server: calls in parallel", () => {
 
       yield* fs.writeFileString(path.join(root, "go"), "")
       assert.include(text((yield* Effect.promise(() => long)) as never), "released")
+    }).pipe(Effect.scoped, Effect.provide(NodePlatform)), { timeout: 60_000 })
+
+  it.live("a big command is analysed on the worker thread inside the server, with tools/list beside it", () =>
+    Effect.gen(function*() {
+      const root = yield* makeWorkspace({})
+      const { client, stderr } = yield* connect({ root, server: { permission: { "*": "allow" } } })
+      const words = Array.from({ length: 1500 }, (_, i) => `w${i}`)
+      const command = `echo ${words.join(" ")} | wc -w`
+      assert.isAtLeast(command.length, AnalysisWorker.OFFLOAD_CHARS)
+      const [result, tools] = yield* Effect.promise(() =>
+        Promise.all([client.callTool({ name: "bash", arguments: { command, description: "Count many words" } }), client.listTools()])
+      )
+      assert.strictEqual(text(result as never).trim(), "1500")
+      assert.isTrue(tools.tools.some((t) => t.name === "bash"))
+      assert.notInclude(stderr(), "analysing on the main thread")
     }).pipe(Effect.scoped, Effect.provide(NodePlatform)), { timeout: 60_000 })
 })
