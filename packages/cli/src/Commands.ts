@@ -41,7 +41,7 @@ export const tools = Command.make(
     const list = yield* Effect.gen(function*() {
       const registry = yield* ToolRegistry.ToolRegistry
       return yield* registry.tools()
-    }).pipe(Effect.provide(Flags.agentLayer(flags)), Effect.mapError(Exit.classify))
+    }).pipe(Effect.provide(Flags.agentLayer(flags, { analysisWorker: false })), Effect.mapError(Exit.classify))
     if (flags.json) return yield* Output.line(JSON.stringify(list.map(toolJson), null, 2))
     if (list.length === 0) return yield* Output.line("No tools are available.")
     for (const tool of list) yield* Output.line(`${signature(tool)}\n    ${firstLine(tool.description)}`)
@@ -65,7 +65,7 @@ export const explain = Command.make(
   Effect.fn("Cli.explain")(function*(flags) {
     const args = yield* Input.parseArguments(Option.some(flags.input))
     const report = yield* Explain.explain(flags.tool, args, { sessionID: "cli" }).pipe(
-      Effect.provide(Flags.agentLayer(flags, { unattended: "reject" })),
+      Effect.provide(Flags.agentLayer(flags, { unattended: "reject", analysisWorker: false })),
       Effect.mapError(Exit.classify)
     )
     yield* Output.line(flags.json ? JSON.stringify(report, null, 2) : Explain.render(report))
