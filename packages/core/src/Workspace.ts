@@ -162,10 +162,33 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions) {
 
   const contains = (realPath: string): boolean => allowed.some((dir) => isWithin(dir, realPath, path.sep))
 
+  /**
+   * The real path the kernel reaches: each `..` steps up from the real directory reached so far,
+   * so `link/../x` is `x` next to the link's target, not next to the link.
+   */
+  const physical = Effect.fnUntraced(function*(input: string, shown: string) {
+    const joined = path.isAbsolute(input) ? input : `${givenRoot}${path.sep}${input}`
+    const separators = path.sep === "\\" ? /[\\/]/ : /\//
+    const parts = joined.split(separators)
+    if (!parts.includes("..")) return yield* canonical(path.resolve(joined), shown)
+    let current = path.parse(joined).root
+    let pending: Array<string> = []
+    for (const part of joined.slice(current.length).split(separators)) {
+      if (part !== "..") {
+        if (part !== "" && part !== ".") pending.push(part)
+        continue
+      }
+      const reached = yield* canonical(path.resolve(current, ...pending), shown)
+      current = path.dirname(reached.real)
+      pending = []
+    }
+    return yield* canonical(path.resolve(current, ...pending), shown)
+  })
+
   const resolve = Effect.fn("Workspace.resolve")(function*(input: string) {
     const absolute = path.resolve(givenRoot, input) // never `~`-expanded: tools get literal paths
     if (absolute.includes("\0")) return yield* new PathResolutionError({ path: input, reason: "the path contains a NUL byte" })
-    const { real, exists } = yield* canonical(absolute, absolute)
+    const { real, exists } = yield* physical(input, absolute)
     const inside = contains(real)
     const spill = spillDir !== undefined && isWithin(spillDir, real, path.sep)
     yield* Effect.annotateCurrentSpan({ input, real, inside, spill })

@@ -70,6 +70,20 @@ describe("Workspace (memory)", () => {
       assert.strictEqual(summary(created), "/outside/new.txt exists=false inside=false spill=false")
     }))
 
+  it.effect("`..` after a symlink steps up from the link's target, as the kernel does", () =>
+    Effect.gen(function*() {
+      // `outbox` → /outside: `outbox/..` is `/`, so `outbox/../outside/secret` is the secret itself.
+      const through = yield* resolveWith(ws, "outbox/../outside/secret")
+      assert.strictEqual(through.absolute, "/ws/outside/secret") // the lexical reading, for display only
+      assert.strictEqual(summary(through), "/outside/secret exists=true inside=false spill=false")
+      assert.strictEqual(summary(yield* resolveWith(ws, "/ws/outbox/../ws/src/a.ts")), "/ws/src/a.ts exists=true inside=true spill=false")
+      assert.strictEqual(summary(yield* resolveWith(ws, "outbox/..")), "/ exists=true inside=false spill=false")
+      // an in-workspace link: `link-in/..` is the parent of src, the root
+      assert.strictEqual(summary(yield* resolveWith(ws, "link-in/../src/a.ts")), "/ws/src/a.ts exists=true inside=true spill=false")
+      // missing directories before `..` are stepped over lexically (they cannot be links yet)
+      assert.strictEqual(summary(yield* resolveWith(ws, "new/../src/a.ts")), "/ws/src/a.ts exists=true inside=true spill=false")
+    }))
+
   it.effect("new files in new nested directories are inside", () =>
     Effect.gen(function*() {
       assert.strictEqual(summary(yield* resolveWith(ws, "new/deep/file.ts")), "/ws/new/deep/file.ts exists=false inside=true spill=false")
@@ -159,6 +173,8 @@ describe("Workspace (real file system)", () => {
       assert.strictEqual(yield* check("dangling"), `${base}/out/missing.txt exists=false inside=false spill=false`)
       assert.strictEqual(yield* check("sub/../../ws-evil/x"), `${base}/ws-evil/x exists=false inside=false spill=false`)
       assert.strictEqual(yield* check("."), `${root} exists=true inside=true spill=false`)
+      assert.strictEqual(yield* check("outbox/../out/secret"), `${base}/out/secret exists=true inside=false spill=false`)
+      assert.strictEqual(yield* check("outbox/../ws/src/a.ts"), `${root}/src/a.ts exists=true inside=true spill=false`)
       const loop = yield* Effect.flip(ws.resolve("loop1/x"))
       assert.strictEqual(loop.message, `Cannot resolve path ${root}/loop1/x: symbolic link loop (too many levels of symbolic links)`)
       const notDir = yield* Effect.flip(ws.resolve("src/a.ts/x"))

@@ -42,7 +42,10 @@ export type PathSource = "argument" | "redirect" | "cd" | "program"
 export interface PathUse {
   /** As written. */
   readonly input: string
-  /** Absolute and lexically normalised (symlinks are resolved later, by Workspace). */
+  /**
+   * Absolute, with `..` segments kept (Workspace resolves them after the symlinks before them,
+   * as the kernel does); lexically normalised only for `cd`, which bash applies logically.
+   */
   readonly path: string
   readonly access: Access
   readonly kind: Kind
@@ -105,8 +108,12 @@ class Walker {
     this.home = home
   }
 
+  private readonly reasons = new Set<string>()
+
   unsupport(reason: string) {
-    if (!this.unsupported.includes(reason)) this.unsupported.push(reason)
+    if (this.reasons.has(reason)) return
+    this.reasons.add(reason)
+    this.unsupported.push(reason)
   }
 
   /** Parses and walks a script (the top level, or the code of `bash -c`, `eval`, …). */
@@ -163,6 +170,15 @@ class Walker {
       case "ERROR":
         this.unsupport(`syntax error near: ${clip(node.text)}`)
         return this.children(node, state)
+      case "word":
+      case "raw_string":
+      case "string_content":
+      case "number":
+      case "comment":
+      case "simple_expansion":
+      case "variable_name":
+      case "heredoc_content":
+        return // leaves: nothing runs inside them
       default:
         if (node.isMissing) this.unsupport(`syntax error: missing ${node.type}`)
         return this.children(node, state)
@@ -188,18 +204,20 @@ class Walker {
     const env = { home: this.home, cwd: state.cwd }
     const words: Array<Word> = []
     const assignments: Array<Word> = []
-    for (let i = 0; i < node.childCount; i++) {
-      const child = node.child(i)
+    // `children` once: `child(i)` and `fieldNameForChild(i)` walk the siblings each time.
+    const argumentIds = new Set(node.childrenForFieldName("argument").map((c) => c.id))
+    for (const child of node.children) {
       if (child === null) continue
-      if (child.type.endsWith("_redirect")) {
+      const type = child.type
+      if (type.endsWith("_redirect")) {
         this.redirect(child, state, node.text)
-      } else if (child.type === "variable_assignment") {
+      } else if (type === "variable_assignment") {
         const value = child.childForFieldName("value")
         if (value !== null) this.walk(value, state)
         assignments.push(evaluate(child, env))
       } else {
         this.walk(child, state) // substitutions inside the words
-        if (child.type === "command_name" || node.fieldNameForChild(i) === "argument") words.push(evaluate(child, env))
+        if (type === "command_name" || argumentIds.has(child.id)) words.push(evaluate(child, env))
       }
     }
     if (words.length === 0) return
@@ -337,7 +355,8 @@ class Walker {
       state.cwd = undefined
       return
     }
-    state.cwd = this.path(target, "read", "directory", "cd", text, state.cwd)
+    // bash's `cd` is logical: `cd link/..` folds `link/..` away before it changes directory.
+    state.cwd = this.path(target, "read", "directory", "cd", text, state.cwd, true)
   }
 
   redirect(node: Node, state: State, text: string) {
@@ -362,23 +381,32 @@ class Walker {
   }
 
   /** Records a path use; returns the absolute path (undefined when it cannot be resolved). */
-  path(word: Word, access: Access, kind: Kind, source: PathSource, command: string, cwd: string | undefined) {
+  path(
+    word: Word,
+    access: Access,
+    kind: Kind,
+    source: PathSource,
+    command: string,
+    cwd: string | undefined,
+    logical = false
+  ) {
     const resolved = resolvePath(word, cwd)
     if (resolved === undefined) {
       this.unsupport(`${clip(word.text)} is relative to a directory only known at run time`)
       return undefined
     }
-    if (!isDevice(resolved.path)) {
-      this.paths.push({ input: word.text, path: resolved.path, access, kind: resolved.glob ? "directory" : kind, source, command })
+    const path = logical ? normalize(resolved.path) : resolved.path
+    if (!isDevice(path)) {
+      this.paths.push({ input: word.text, path, access, kind: resolved.glob ? "directory" : kind, source, command })
     }
-    return resolved.path
+    return path
   }
 }
 
 const isUnsafe = (assignment: Word) => !SAFE_ENV.has(assignmentName(assignment))
 
 const clip = (text: string, max = 80) => {
-  const line = text.replace(/\s+/g, " ").trim()
+  const line = text.slice(0, max * 4).replace(/\s+/g, " ").trim()
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 

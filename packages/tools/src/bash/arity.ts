@@ -40,12 +40,15 @@ export const ARITY: ReadonlyMap<string, number> = new Map([
   ...THREE.map((k) => [k, 3] as const)
 ])
 
+/** Words in the longest key of the table: only that many leading tokens are ever looked up. */
+const LONGEST_KEY = Math.max(...[...ARITY.keys()].map((k) => k.split(" ").length))
+
 /**
  * The arity of `tokens` (unquoted values): the longest key of the table that prefixes them;
  * 1 when none does, 0 for no tokens.
  */
 export const arity = (tokens: ReadonlyArray<string>): number => {
-  for (let len = tokens.length; len > 0; len--) {
+  for (let len = Math.min(tokens.length, LONGEST_KEY); len > 0; len--) {
     const n = ARITY.get(tokens.slice(0, len).join(" "))
     if (n !== undefined) return n
   }

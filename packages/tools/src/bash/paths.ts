@@ -80,11 +80,16 @@ export const isDevice = (path: string): boolean =>
   /^\/dev\/(null|zero|random|urandom|stdin|stdout|stderr|tty|fd\/\d+)$/.test(path) ||
   /^\/proc\/self\/fd\/\d+$/.test(path)
 
-/** Looks like a path whatever the command: absolute, home-relative or explicitly relative. */
+const PARENT_SEGMENT = /(^|\/)\.\.(\/|$)/
+
+/**
+ * Looks like a path whatever the command: absolute, home-relative, explicitly relative, or with a
+ * `..` segment anywhere (`sub/../../x`).
+ */
 export const looksLikePath = (value: string): boolean =>
   !value.includes("://") &&
-  (value.startsWith("/") || value.startsWith("~") || value.startsWith("./") || value.startsWith("../") ||
-    value === "." || value === "..")
+  (value.startsWith("/") || value.startsWith("~") || value.startsWith("./") || value === "." ||
+    PARENT_SEGMENT.test(value))
 
 const isOption = (w: Word) => w.value.startsWith("-") && w.value !== "-" && !w.dynamic
 
@@ -191,7 +196,21 @@ export const commandPaths = (name: string, args: ReadonlyArray<Word>): CommandPa
   return { paths, unresolved }
 }
 
-/** Lexical POSIX normalisation of an absolute path (`/a/./b/../c` → `/a/c`). */
+/**
+ * An absolute path as the kernel will walk it: empty and `.` segments dropped, `..` kept
+ * (`/a/./link/../c` → `/a/link/../c`). Folding `link/..` away here would be wrong when `link` is a
+ * symlink: the kernel follows the link first, so Workspace resolves `..` against the real path.
+ */
+export const kernelPath = (path: string): string => {
+  const out: Array<string> = []
+  for (const part of path.split("/")) if (part !== "" && part !== ".") out.push(part)
+  return "/" + out.join("/")
+}
+
+/**
+ * Lexical POSIX normalisation of an absolute path (`/a/./b/../c` → `/a/c`): what `cd` does to
+ * `$PWD` (bash's default logical mode), and how paths are compared before they exist.
+ */
 export const normalize = (path: string): string => {
   const out: Array<string> = []
   for (const part of path.split("/")) {
@@ -221,7 +240,7 @@ export const resolvePath = (
       glob = true
     }
   }
-  if (value.startsWith("/")) return { path: normalize(value), glob }
+  if (value.startsWith("/")) return { path: kernelPath(value), glob }
   if (cwd === undefined) return undefined
-  return { path: normalize(`${cwd}/${value}`), glob }
+  return { path: kernelPath(`${cwd}/${value}`), glob }
 }

@@ -32,7 +32,7 @@ const GLOB = /(?<!\\)[*?[]/
 const plainWord = (text: string): Word => ({ text, value: unescapeWord(text), dynamic: false, glob: GLOB.test(text), fd: false })
 
 /** `\x` → `x`, as the shell does for unquoted words. */
-const unescapeWord = (text: string) => text.replace(/\\(.)/gs, "$1").replace(/\\\n/g, "")
+const unescapeWord = (text: string) => !text.includes("\\") ? text : text.replace(/\\(.)/gs, "$1").replace(/\\\n/g, "")
 
 /** Inside double quotes only `\\`, `\"`, `\$`, `` \` `` and backslash-newline are escapes. */
 const unescapeDouble = (text: string) => text.replace(/\\([\\"$`\n])/g, (_, c: string) => c === "\n" ? "" : c)
