@@ -9,6 +9,8 @@
  * whole command text and never lets a rule allow it silently.
  */
 import type { Node } from "web-tree-sitter"
+import { expandBraces, MAX_BRACE_WORDS, wordFromText } from "./braces.ts"
+import { hiddenCode, sedEffects, sedScripts } from "./code.ts"
 import type { SyncParser } from "./parser.ts"
 import { type Access, commandPaths, isDevice, type Kind, MODIFYING_COMMANDS, normalize, resolvePath } from "./paths.ts"
 import { exact, forms, SAFE_ENV, SYSTEM_BIN } from "./patterns.ts"
@@ -96,6 +98,8 @@ class Walker {
   readonly paths: Array<PathUse> = []
   readonly unsupported: Array<string> = []
   readonly functions = new Set<string>()
+  /** Where the script makes links (lexically normalised): the kernel will follow them, unseen. */
+  readonly links: Array<string> = []
   private depth = 0
   /** Inside code run by `xargs` (`xargs sh -c '…'`): its arguments arrive unseen. */
   private unseenArguments = 0
@@ -217,7 +221,8 @@ class Walker {
         assignments.push(evaluate(child, env))
       } else {
         this.walk(child, state) // substitutions inside the words
-        if (type === "command_name" || argumentIds.has(child.id)) words.push(evaluate(child, env))
+        if (type === "command_name") words.push(evaluate(child, env))
+        else if (argumentIds.has(child.id)) words.push(...this.expand(evaluate(child, env)))
       }
     }
     if (words.length === 0) return
@@ -231,6 +236,18 @@ class Walker {
       stdinArguments: this.unseenArguments > 0,
       placeholders: false
     })
+  }
+
+  /** The words an argument becomes after brace expansion (`{y,../x}` → `y`, `../x`). */
+  expand(word: Word): ReadonlyArray<Word> {
+    if (!word.glob || !word.text.includes("{")) return [word]
+    const texts = expandBraces(word.text)
+    if (texts === "too many") {
+      this.unsupport(`${clip(word.text)} expands to more than ${MAX_BRACE_WORDS} words`)
+      return [word]
+    }
+    if (texts.length === 1) return [word]
+    return texts.map((t) => wordFromText(t, this.home) ?? { text: t, value: t, dynamic: true, glob: false, fd: false })
   }
 
   simple(words: ReadonlyArray<Word>, ctx: Context): void {
@@ -288,6 +305,15 @@ class Walker {
       }
     }
 
+    if (unwrapped?._tag === "unseen") {
+      this.unsupport(unwrapped.reason)
+      // What can be seen is still analysed, so a deny rule for it applies.
+      if (unwrapped.script !== undefined && !unwrapped.script.dynamic) this.script(unwrapped.script.value, copy(ctx.state))
+      if (unwrapped.inner !== undefined) {
+        this.simple(unwrapped.inner, { ...ctx, outer: [], assignments: [], via: [...ctx.via, normName], stdinArguments: true })
+      }
+    }
+
     // An ordinary command (or a wrapper given no command: `sudo -v`, `env`).
     const { argv, patterns, always } = forms({
       name,
@@ -301,8 +327,21 @@ class Walker {
       wrapperAlone: unwrapped === undefined && WRAPPER_NAMES.has(normName)
     })
     this.commands.push({ text, argv, patterns, always, via: ctx.via, cwd: ctx.state.cwd })
+    const values = args.map((w) => w.value)
+    const hidden = hiddenCode(normName, values)
+    if (hidden !== undefined) this.unsupport(hidden)
     if (normName === "find") this.find(normalized, text, ctx)
     else this.arguments(normName, args, text, ctx)
+    if (normName === "sed" || normName === "gsed") this.sed(values, text, ctx.state.cwd)
+  }
+
+  /** Files a sed script writes (`w`, `s///w`) and reads (`r`). */
+  sed(values: ReadonlyArray<string>, text: string, cwd: string | undefined) {
+    for (const script of sedScripts(values).scripts) {
+      const { reads, writes } = sedEffects(script)
+      for (const file of writes) this.path(literalWord(file), "write", "any", "argument", text, cwd)
+      for (const file of reads) this.path(literalWord(file), "read", "any", "argument", text, cwd)
+    }
   }
 
   /** The paths among a command's arguments. */
@@ -311,14 +350,25 @@ class Walker {
     if (ctx.stdinArguments && MODIFYING_COMMANDS.has(name)) {
       this.unsupport(`${ctx.via.at(-1) ?? "xargs"} passes ${name} arguments that cannot be checked`)
     }
-    const { paths, unresolved } = commandPaths(name, relevant)
+    const { paths, unresolved, links } = commandPaths(name, relevant)
     for (const w of unresolved) this.unsupport(`${name}: the path ${clip(w.text)} is only known at run time`)
     for (const p of paths) this.path(p.word, p.access, p.kind, "argument", text, ctx.state.cwd)
+    for (const link of links) {
+      const at = link.dynamic ? undefined : resolvePath(link, ctx.state.cwd)
+      if (at === undefined) this.unsupport(`${name} makes a link whose place is only known at run time: ${clip(link.text)}`)
+      else this.links.push(normalize(at.path))
+    }
   }
 
   find(words: ReadonlyArray<Word>, text: string, ctx: Context) {
-    for (const part of findParts(words)) {
-      if (part._tag === "root") this.path(part.word, "read", "directory", "argument", text, ctx.state.cwd)
+    const found = findParts(words)
+    // `-delete` removes what it finds under the roots: an edit of each root (`.` when none is given).
+    const deletes = found.some((p) => p._tag === "delete")
+    const access: Access = deletes ? "write" : "read"
+    const parts = deletes && !found.some((p) => p._tag === "root") ? [{ _tag: "root" as const, word: literalWord(".") }, ...found] : found
+    for (const part of parts) {
+      if (part._tag === "delete") continue
+      if (part._tag === "root") this.path(part.word, access, "directory", "argument", text, ctx.state.cwd)
       else if (part._tag === "output") this.path(part.word, "write", "any", "argument", text, ctx.state.cwd)
       else {
         this.simple(part.words, {
@@ -396,12 +446,20 @@ class Walker {
       return undefined
     }
     const path = logical ? normalize(resolved.path) : resolved.path
+    if (this.links.length > 0) {
+      const lexical = normalize(path)
+      if (this.links.some((l) => lexical === l || lexical.startsWith(l === "/" ? l : `${l}/`))) {
+        this.unsupport(`${clip(word.text)} may go through a link made earlier in the same command`)
+      }
+    }
     if (!isDevice(path)) {
       this.paths.push({ input: word.text, path, access, kind: resolved.glob ? "directory" : kind, source, command })
     }
     return path
   }
 }
+
+const literalWord = (value: string): Word => ({ text: value, value, dynamic: false, glob: false, fd: false })
 
 const isUnsafe = (assignment: Word) => !SAFE_ENV.has(assignmentName(assignment))
 

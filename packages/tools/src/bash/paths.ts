@@ -28,7 +28,7 @@ export const FILE_COMMANDS: ReadonlySet<string> = set(
   "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "sort", "uniq", "diff", "cmp", "touch",
   "rm", "rmdir", "mkdir", "cp", "mv", "ln", "install", "chmod", "chown", "chgrp", "tee", "truncate", "shred",
   "unlink", "rsync", "realpath", "readlink", "source", ".", "dd", "sed", "grep", "egrep", "fgrep", "rg", "awk",
-  "gawk", "mawk", "jq"
+  "gawk", "mawk", "jq", "srm", "trash", "trash-put"
 )
 
 /** The first operand is a pattern or program, not a path (unless given with -e/-f). */
@@ -68,12 +68,14 @@ const VALUES: Record<string, ReadonlySet<string>> = {
 /** Commands that change or delete the files they are given: with `xargs` the files are unseen. */
 export const MODIFYING_COMMANDS: ReadonlySet<string> = set(
   "rm", "rmdir", "mv", "cp", "ln", "install", "rsync", "tee", "truncate", "touch", "shred", "unlink", "chmod",
-  "chown", "chgrp", "mkdir", "sed", "dd"
+  "chown", "chgrp", "mkdir", "sed", "dd", "srm", "trash", "trash-put"
 )
 
 /** Last operand is the destination; with `-t DIR` every operand is a source. */
 const DESTINATION_LAST = set("cp", "mv", "install", "ln", "rsync")
-const WRITE_ALL = set("tee", "truncate", "touch", "shred")
+/** Commands that delete their operands: a delete is an edit, asked under `edit` like a write. */
+export const DELETING_COMMANDS: ReadonlySet<string> = set("rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put")
+const WRITE_ALL = set("tee", "truncate", "touch", ...DELETING_COMMANDS)
 
 /** Device files that are never workspace paths: `> /dev/null`, `2> /dev/stderr`. */
 export const isDevice = (path: string): boolean =>
@@ -112,7 +114,28 @@ const operands = (name: string, args: ReadonlyArray<Word>) => {
     if (values.has(w.value)) {
       options.push({ name: w.value, value: args[i + 1] })
       i++
-    } else options.push({ name: w.value.split("=")[0]!, value: undefined })
+    } else if (w.value.startsWith("--")) {
+      const eq = w.value.indexOf("=")
+      const name = eq < 0 ? w.value : w.value.slice(0, eq)
+      options.push({ name, value: eq < 0 || !values.has(name) ? undefined : { ...w, value: w.value.slice(eq + 1) } })
+    } else {
+      // `-rf FILE` is `-r -f FILE`; `-n5` is `-n 5`: a flag that takes a value ends the cluster.
+      for (let j = 1; j < w.value.length; j++) {
+        const flag = `-${w.value[j]}`
+        if (!/[A-Za-z0-9]/.test(w.value[j]!)) break // `-i.bak`: the rest is the previous flag's suffix
+        if (!values.has(flag)) {
+          options.push({ name: flag, value: undefined })
+          continue
+        }
+        const rest = w.value.slice(j + 1)
+        if (rest !== "") options.push({ name: flag, value: { ...w, value: rest } })
+        else {
+          options.push({ name: flag, value: args[i + 1] })
+          i++
+        }
+        break
+      }
+    }
   }
   return { operands: result, options }
 }
@@ -133,32 +156,35 @@ export interface CommandPaths {
   readonly paths: ReadonlyArray<PathArgument>
   /** Operands that must be paths but cannot be resolved (dynamic): the command is unanalysable. */
   readonly unresolved: ReadonlyArray<Word>
+  /** Where the command makes links (`ln`, `cp -s`): later paths through them are not analysable. */
+  readonly links: ReadonlyArray<Word>
 }
 
 /** Paths touched by `name args` (name normalised, args after the name). */
 export const commandPaths = (name: string, args: ReadonlyArray<Word>): CommandPaths => {
   const paths: Array<PathArgument> = []
   const unresolved: Array<Word> = []
+  const links: Array<Word> = []
   const add = (word: Word | undefined, access: Access, kind: Kind = "any") => {
     if (word === undefined || word.fd || word.value === "-" || word.value === "") return
     if (word.dynamic) unresolved.push(word)
     else paths.push({ word, access, kind })
   }
 
-  if (name === "echo" || name === "printf") return { paths, unresolved }
+  if (name === "echo" || name === "printf") return { paths, unresolved, links }
   if (name === "dd") {
     for (const w of args) {
       if (w.value.startsWith("of=")) add({ ...w, value: w.value.slice(3) }, "write")
       else if (w.value.startsWith("if=")) add({ ...w, value: w.value.slice(3) }, "read")
     }
-    return { paths, unresolved }
+    return { paths, unresolved, links }
   }
   if (!FILE_COMMANDS.has(name)) {
     for (const w of args) {
-      const value = isOption(w) ? attachedValue(w) : w
+      const value = isOption(w) ? attachedValue(w) : looksLikePath(w.value) ? w : assignedValue(w)
       if (value !== undefined && !value.dynamic && !value.fd && looksLikePath(value.value)) add(value, "read")
     }
-    return { paths, unresolved }
+    return { paths, unresolved, links }
   }
 
   const { operands: ops, options } = operands(name, args)
@@ -186,14 +212,46 @@ export const commandPaths = (name: string, args: ReadonlyArray<Word>): CommandPa
     options.some((o) => o.name === "--in-place" || (!o.name.startsWith("--") && /^-[a-zA-Z]*i/.test(o.name)))
   const kind: Kind = name === "cd" || name === "pushd" ? "directory" : "any"
   const targetOption = options.some((o) => o.name === "-t" || o.name === "--target-directory")
+  const linking = name === "ln" ||
+    (name === "cp" && options.some((o) => o.name === "-s" || o.name === "-l" || o.name === "--symbolic-link" || o.name === "--link"))
+  const targetDirectory = options.find((o) => o.name === "-t" || o.name === "--target-directory")?.value
+  // Where links are made: the -t directory, the last operand, or (one operand) the current directory.
+  const destination = targetDirectory ?? (files.length > 1 ? files.at(-1) : undefined)
+  if (linking) links.push(destination ?? { ...files[0]!, value: basename(files[0]?.value ?? ".") })
   files.forEach((w, i) => {
     const last = i === files.length - 1
     let access: Access = "read"
     if (WRITE_ALL.has(name) || inPlace) access = "write"
     else if (DESTINATION_LAST.has(name)) access = (last && !targetOption && files.length > 1) || name === "mv" ? "write" : "read"
+    const source = access === "read" && destination !== undefined && w !== destination
+    if (name === "ln" && source && !w.dynamic && !w.value.startsWith("/") && symbolic(options)) {
+      // A relative symlink target is resolved from the link's directory, not from here: the link is
+      // `destination` itself, or (when that is a directory) a new entry inside it.
+      const base = targetDirectory === undefined ? [parentOf(destination.value), destination.value] : [destination.value]
+      for (const dir of base) add({ ...w, value: `${dir}/${w.value}` }, "read")
+      return
+    }
     add(w, access, kind)
   })
-  return { paths, unresolved }
+  return { paths, unresolved, links }
+}
+
+const symbolic = (options: ReadonlyArray<{ readonly name: string }>) =>
+  options.some((o) => o.name === "-s" || o.name === "--symbolic")
+
+const basename = (value: string) => value.replace(/\/+$/, "").split("/").at(-1) || value
+
+/** The directory part of a relative or absolute path as written (`a/b` → `a`, `b` → `.`). */
+const parentOf = (value: string) => {
+  const trimmed = value.replace(/\/+$/, "")
+  const slash = trimmed.lastIndexOf("/")
+  return slash < 0 ? "." : slash === 0 ? "/" : trimmed.slice(0, slash)
+}
+
+/** `OUT=../x` (a make variable, an `npm` config): the value, when the word assigns one. */
+const assignedValue = (w: Word): Word | undefined => {
+  const eq = w.value.indexOf("=")
+  return eq > 0 && !w.value.startsWith("-") ? { ...w, value: w.value.slice(eq + 1) } : undefined
 }
 
 /**

@@ -99,6 +99,9 @@ export const evaluate = (node: Node, env: Env): Word => {
     }
     case "process_substitution":
       return { ...dynamicWord(text), fd: true }
+    case "brace_expression":
+      // `{1..3}`: several words, expanded by the caller (braces.ts)
+      return { ...literal(text), glob: true }
     default:
       // command_substitution, arithmetic_expansion, translated strings, …
       return dynamicWord(text)

@@ -28,12 +28,21 @@ export type Unwrapped =
     /** Asked as a command of its own too (login shells read profile files; sudo-like). */
     readonly privileged: boolean
   }
+  | {
+    readonly _tag: "unseen"
+    /** Why the code it runs cannot be seen (`bash -s` reads it from standard input). */
+    readonly reason: string
+    /** Code it runs that can be seen in part (`mapfile -C CODE`): analysed too, for deny rules. */
+    readonly script?: Word | undefined
+    /** A command it runs with more arguments added unseen (`parallel rm :::`): analysed too. */
+    readonly inner?: ReadonlyArray<Word> | undefined
+  }
 
 interface Spec {
   /** Options followed by a separate value. */
   readonly values: ReadonlySet<string>
   /** Wrapper-specific reading of the words after the options. */
-  readonly kind: "inner" | "privileged" | "timeout" | "env" | "xargs" | "watch" | "chroot" | "command"
+  readonly kind: "inner" | "privileged" | "timeout" | "env" | "xargs" | "watch" | "chroot" | "command" | "operand"
   /** Options that mean "no command follows" (e.g. `command -v`, `sudo -l`). */
   readonly noCommand?: ReadonlySet<string> | undefined
 }
@@ -65,7 +74,33 @@ const SPECS: Record<string, Spec> = {
     values: set("-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--eof", "--max-lines",
       "--max-args", "--max-procs", "--max-chars", "--process-slot-var")
   },
-  watch: { kind: "watch", values: set("-n", "--interval", "-q", "--equexit") }
+  watch: { kind: "watch", values: set("-n", "--interval", "-q", "--equexit") },
+  // Tracers and debuggers run the command they are given.
+  strace: {
+    kind: "inner",
+    values: set("-e", "-o", "-s", "-u", "-E", "-P", "-a", "-b", "-I", "-O", "-S", "-X", "--output", "--user", "--env"),
+    noCommand: set("-p", "--attach")
+  },
+  ltrace: { kind: "inner", values: set("-e", "-o", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "--output"), noCommand: set("-p") },
+  valgrind: { kind: "inner", values: set() },
+  // Namespaces, containers and service managers run the command inside; their options change
+  // what it can reach, so the written form is asked too.
+  unshare: { kind: "privileged", values: set("-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd") },
+  nsenter: { kind: "privileged", values: set("-t", "-S", "-G", "--target", "--setuid", "--setgid") },
+  firejail: { kind: "privileged", values: set() },
+  "systemd-run": {
+    kind: "privileged",
+    values: set("-p", "-u", "-E", "-M", "-H", "--property", "--unit", "--setenv", "--machine", "--host", "--uid", "--gid",
+      "--working-directory", "--slice", "--description")
+  },
+  setpriv: { kind: "privileged", values: set("--reuid", "--regid", "--groups", "--inh-caps", "--bounding-set") },
+  fakeroot: { kind: "privileged", values: set("-l", "-s", "-i", "--lib", "--faked") },
+  chrt: { kind: "operand", values: set() },
+  taskset: { kind: "operand", values: set() },
+  prlimit: { kind: "inner", values: set(), noCommand: set("-p", "--pid") },
+  unbuffer: { kind: "inner", values: set() },
+  "dbus-run-session": { kind: "inner", values: set("--config-file", "--dbus-daemon") },
+  "xvfb-run": { kind: "inner", values: set("-n", "-s", "-f", "-e", "-p", "--server-num", "--server-args") }
 }
 
 /** POSIX shells whose `-c` runs a script we can parse. */
@@ -100,7 +135,7 @@ const inner = (
   words: ReadonlyArray<Word>,
   at: number,
   extra: Partial<Omit<Extract<Unwrapped, { _tag: "inner" }>, "_tag" | "wrapper" | "inner">> = {}
-): Unwrapped | undefined =>
+): Extract<Unwrapped, { _tag: "inner" }> | undefined =>
   at >= words.length ? undefined : {
     _tag: "inner",
     wrapper: words.slice(0, at),
@@ -117,6 +152,10 @@ const optionValue = (words: ReadonlyArray<Word>, from: number, to: number, names
     for (const name of names) {
       if (v === name) return words[i + 1]
       if (name.startsWith("--") && v.startsWith(name + "=")) return { ...words[i]!, value: v.slice(name.length + 1) }
+      // `-S'rm x'`, `-Cdir`: a short option's value written against it
+      if (!name.startsWith("--") && v.startsWith(name) && v.length > name.length) {
+        return { ...words[i]!, value: v.slice(name.length) }
+      }
     }
   }
   return undefined
@@ -143,18 +182,56 @@ const joined = (words: ReadonlyArray<Word>): Word => ({
  * ordinary command, or a wrapper given no command (`sudo -v`, `env`, `command -v git`).
  */
 export const unwrap = (name: string, words: ReadonlyArray<Word>): Unwrapped | undefined => {
-  if (SHELLS.has(name)) return unwrapShell(words)
+  if (SHELLS.has(name)) return unwrapShell(name, words)
   if (name === "eval") return words.length > 1 ? script(words, joined(words.slice(1)), 1, false) : undefined
+  if (name === "source" || name === ".") {
+    const file = words[1]
+    if (file !== undefined && (file.fd || isStdinPath(file.value))) {
+      return unseen(`${name} reads code from ${file.fd ? "a process substitution" : file.value}`)
+    }
+    return undefined
+  }
   if (name === "trap") {
-    const first = words[1]
+    let at = 1
+    if (words[at]?.value === "--") at++
+    const first = words[at]
     if (first === undefined || isOption(first) || first.value === "" || first.value === "-") return undefined
-    return script(words, first, 1, false)
+    return script(words, first, at, false)
   }
   if (name === "su" || name === "runuser") {
     // `su -c CODE user` and `su user -c CODE` both run CODE.
     const code = optionValue(words, 1, words.length, ["-c", "--command"])
-    return code === undefined ? undefined : script(words, code, words.length, true)
+    if (code !== undefined) return script(words, code, words.length, true)
+    // `runuser -u USER -- cmd args`: a command, as root for another user.
+    const { next } = readOptions(words, 1, set("-u", "-g", "-G", "-s", "-w", "--user", "--group", "--supp-group", "--shell"))
+    const user = optionValue(words, 1, next, ["-u", "--user"])
+    if (name === "runuser" && user !== undefined) return inner(words, next, { privileged: true })
+    return unseen(`${name} starts a shell that reads its code from standard input`)
   }
+  if (name === "mapfile" || name === "readarray") {
+    const callback = optionValue(words, 1, words.length, ["-C"])
+    return callback === undefined ? undefined : unseen(`${name} -C runs code with arguments only known at run time`, { script: callback })
+  }
+  if (name === "script") {
+    const code = optionValue(words, 1, words.length, ["-c", "--command"])
+    if (code !== undefined) return script(words, code, words.length, false)
+    return unseen("script starts a shell that reads its code from standard input")
+  }
+  if (name === "busybox") {
+    // `busybox rm x` is `rm x`; `busybox` alone lists the applets.
+    return words.length > 1 && !isOption(words[1]!) ? inner(words, 1) : undefined
+  }
+  if (name === "parallel") {
+    const { next } = readOptions(words, 1, PARALLEL_VALUES)
+    let end = next
+    while (end < words.length && !words[end]!.value.startsWith(":::")) end++
+    return unseen("parallel runs commands built from arguments only known at run time", {
+      inner: end > next ? words.slice(next, end) : undefined
+    })
+  }
+  if (name === "at" || name === "batch") return unseen(`${name} runs commands later, read from standard input or a file`)
+  if (name === "gdb" || name === "lldb") return unseen(`${name} can run shell commands and programs of its own choosing`)
+  if (name === "bwrap") return unseen("bwrap runs a command whose position depends on its many options")
   const spec = SPECS[name]
   if (spec === undefined) return undefined
   const { next, seen } = readOptions(words, 1, spec.values)
@@ -169,6 +246,8 @@ export const unwrap = (name: string, words: ReadonlyArray<Word>): Unwrapped | un
       return inner(words, next + 1, { privileged: true })
     case "timeout":
       return inner(words, next + 1) // the duration comes first
+    case "operand":
+      return inner(words, next + 1) // `chrt 10 cmd`, `taskset 0x3 cmd`: one operand first
     case "env": {
       const split = optionValue(words, 1, next, ["-S", "--split-string"])
       if (split !== undefined) return script(words, split, words.length, false)
@@ -190,9 +269,23 @@ export const unwrap = (name: string, words: ReadonlyArray<Word>): Unwrapped | un
   }
 }
 
-const unwrapShell = (words: ReadonlyArray<Word>): Unwrapped | undefined => {
+const unseen = (reason: string, extra: { readonly script?: Word; readonly inner?: ReadonlyArray<Word> | undefined } = {}): Unwrapped => ({
+  _tag: "unseen",
+  reason,
+  script: extra.script,
+  inner: extra.inner
+})
+
+/** A file that is really the standard input or an inherited descriptor: code nobody can read first. */
+const isStdinPath = (value: string) => /^\/dev\/(stdin|fd\/\d+)$|^\/proc\/self\/fd\/\d+$|^\/dev\/tty$/.test(value)
+
+const PARALLEL_VALUES = set("-j", "-S", "-a", "-d", "-I", "-n", "-N", "-L", "-P", "--jobs", "--arg-file", "--delimiter",
+  "--colsep", "--max-args", "--sshlogin", "--joblog", "--results", "--tmpdir", "--workdir", "--timeout")
+
+const unwrapShell = (name: string, words: ReadonlyArray<Word>): Unwrapped | undefined => {
   let quiet = true
   let hasC = false
+  let stdin = false
   let i = 1
   for (; i < words.length; i++) {
     const w = words[i]!
@@ -206,9 +299,16 @@ const unwrapShell = (words: ReadonlyArray<Word>): Unwrapped | undefined => {
       continue
     }
     if (w.value.startsWith("-") && !w.value.startsWith("--") && w.value.includes("c")) hasC = true
+    if (w.value.startsWith("-") && !w.value.startsWith("--") && w.value.includes("s")) stdin = true
     if (!QUIET_SHELL_FLAGS.test(w.value)) quiet = false
   }
-  if (!hasC) return undefined // `bash script.sh`: runs a file, an ordinary command
+  if (!hasC) {
+    // `echo rm x | sh`, `bash -s`, `bash < f`, `bash <<< CODE`, `bash /dev/stdin`, `bash <(…)`.
+    const file = words[i]
+    if (stdin || file === undefined) return unseen(`${name} reads its code from standard input`)
+    if (file.fd || isStdinPath(file.value)) return unseen(`${name} reads code from ${file.fd ? "a process substitution" : file.value}`)
+    return undefined // `bash script.sh`: runs a file, an ordinary command
+  }
   const code = words[i]
   return code === undefined ? undefined : script(words, code, i, !quiet)
 }
@@ -217,12 +317,13 @@ export type FindPart =
   | { readonly _tag: "root"; readonly word: Word }
   | { readonly _tag: "exec"; readonly words: ReadonlyArray<Word> }
   | { readonly _tag: "output"; readonly word: Word }
+  | { readonly _tag: "delete" }
 
 const FIND_EXEC = set("-exec", "-execdir", "-ok", "-okdir")
 const FIND_OUTPUT = set("-fprint", "-fprint0", "-fls", "-fprintf")
 const FIND_GLOBAL_VALUES = set("-D", "-O")
 
-/** `find [-H|-L|-P] roots… expression`: the roots, `-exec` commands and `-fprint` output files. */
+/** `find [-H|-L|-P] roots… expression`: the roots, `-exec` commands, `-fprint` output files, `-delete`. */
 export const findParts = (words: ReadonlyArray<Word>): ReadonlyArray<FindPart> => {
   const parts: Array<FindPart> = []
   let i = 1
@@ -234,6 +335,7 @@ export const findParts = (words: ReadonlyArray<Word>): ReadonlyArray<FindPart> =
   }
   for (; i < words.length; i++) {
     const v = words[i]!.value
+    if (v === "-delete") parts.push({ _tag: "delete" })
     if (FIND_OUTPUT.has(v) && words[i + 1] !== undefined) parts.push({ _tag: "output", word: words[++i]! })
     if (!FIND_EXEC.has(v)) continue
     const start = i + 1
@@ -252,4 +354,6 @@ export const assignmentName = (w: Word): string => w.value.slice(0, w.value.inde
 export const UNSUPPORTED_NAMES: ReadonlySet<string> = new Set(["coproc", "select", "{", "}"])
 
 /** Every command name `unwrap` knows: alone (`sudo -v`) only its exact text may be approved. */
-export const WRAPPER_NAMES: ReadonlySet<string> = new Set([...Object.keys(SPECS), "eval", "trap", "su", "runuser"])
+export const WRAPPER_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(SPECS), "eval", "trap", "su", "runuser", "mapfile", "readarray", "script", "busybox", "parallel"
+])

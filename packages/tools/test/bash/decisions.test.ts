@@ -148,6 +148,7 @@ describe("explain", () => {
         e.requests.map((r) => [r.permission, r.decisions.map((d) => [d.pattern, d.action, d.rule?.pattern ?? null])]),
         [
           ["external_directory", [["/tmp/*", "ask", null]]],
+          ["edit", [["../tmp/x", "ask", null]]],
           ["bash", [["git status", "allow", "git *"], ["rm -rf /tmp/x", "deny", "rm *"]]]
         ]
       )
@@ -157,8 +158,9 @@ describe("explain", () => {
           "deny: git status && rm -rf /tmp/x",
           "  command git status",
           "  command rm -rf /tmp/x",
-          "  read /tmp/x (outside the workspace) ← /tmp/x in rm -rf /tmp/x",
+          "  write /tmp/x (outside the workspace) ← /tmp/x in rm -rf /tmp/x",
           "  ask external_directory \"/tmp/*\": no rule matched (default: ask)",
+          "  ask edit \"../tmp/x\": no rule matched (default: ask)",
           "  allow bash \"git status\": rule bash \"git *\" → allow (configured)",
           "  deny bash \"rm -rf /tmp/x\": rule bash \"rm *\" → deny (configured)"
         ].join("\n")
