@@ -8,6 +8,7 @@
  * argument built from variables, `cd $X`) is listed in `unsupported`: the tool then asks for the
  * whole command text and never lets a rule allow it silently.
  */
+import { Effect, Schema } from "effect"
 import type { Node } from "web-tree-sitter"
 import { expandBraces, MAX_BRACE_WORDS, wordFromText } from "./braces.ts"
 import { hiddenCode, sedEffects, sedScripts } from "./code.ts"
@@ -93,6 +94,25 @@ interface Context {
 const copy = (s: State): State => ({ cwd: s.cwd, stack: [...s.stack] })
 const MAX_DEPTH = 8
 
+/**
+ * The longest command analysed, in UTF-8 bytes: 128 KiB, the most Linux passes to a program as one
+ * argument (MAX_ARG_STRLEN), so a longer `bash -c COMMAND` could not start anyway.
+ */
+export const MAX_COMMAND_BYTES = 128 * 1024
+
+/** Syntax levels (substitutions, subshells, quotes, wrappers) the analysis descends before it stops. */
+export const MAX_NESTING = 500
+
+/** The command is too large or too deeply nested to analyse: a tool error, never a crash. */
+export class BashAnalysisError extends Schema.TaggedError<BashAnalysisError>()("BashAnalysisError", {
+  message: Schema.String
+}) {}
+
+const nestingError = () =>
+  new BashAnalysisError({
+    message: `The command nests more than ${MAX_NESTING} levels deep (substitutions, subshells, quotes, wrappers), more than the analysis follows. Simplify it, or write it to a script file and run that file.`
+  })
+
 class Walker {
   readonly commands: Array<Command> = []
   readonly paths: Array<PathUse> = []
@@ -135,7 +155,19 @@ class Walker {
     }
   }
 
+  /** How deep the walk is, in syntax levels and wrappers. */
+  private level = 0
+
   walk(node: Node, state: State): void {
+    if (++this.level > MAX_NESTING) throw nestingError()
+    try {
+      this.walkNode(node, state)
+    } finally {
+      this.level--
+    }
+  }
+
+  private walkNode(node: Node, state: State): void {
     switch (node.type) {
       case "command":
         return this.command(node, state)
@@ -251,6 +283,15 @@ class Walker {
   }
 
   simple(words: ReadonlyArray<Word>, ctx: Context): void {
+    if (++this.level > MAX_NESTING) throw nestingError()
+    try {
+      this.simpleCommand(words, ctx)
+    } finally {
+      this.level--
+    }
+  }
+
+  private simpleCommand(words: ReadonlyArray<Word>, ctx: Context): void {
     const name = words[0]!
     const text = words.map((w) => w.text).join(" ")
     const outerText = ctx.outer.map((w) => w.text)
@@ -362,8 +403,11 @@ class Walker {
 
   find(words: ReadonlyArray<Word>, text: string, ctx: Context) {
     const found = findParts(words)
-    // `-delete` removes what it finds under the roots: an edit of each root (`.` when none is given).
-    const deletes = found.some((p) => p._tag === "delete")
+    // `-delete` (or `-exec rm …`) changes what it finds under the roots: an edit of each root
+    // (`.` when none is given).
+    const deletes = found.some((p) =>
+      p._tag === "delete" || (p._tag === "exec" && MODIFYING_COMMANDS.has(p.words[0]!.value.split("/").at(-1)!))
+    )
     const access: Access = deletes ? "write" : "read"
     const parts = deletes && !found.some((p) => p._tag === "root") ? [{ _tag: "root" as const, word: literalWord(".") }, ...found] : found
     for (const part of parts) {
@@ -476,7 +520,51 @@ const errorSnippet = (root: Node): string => {
 
 const unique = (xs: ReadonlyArray<string>) => [...new Set(xs)]
 
-/** Analyses `source` as it would run in `options.cwd`. */
+/** UTF-8 length of a string, without encoding it. */
+const utf8Bytes = (text: string): number => {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) bytes += 1
+    else if (code < 0x800) bytes += 2
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      bytes += 4
+      i++
+    } else bytes += 3
+  }
+  return bytes
+}
+
+/**
+ * `analyze` within its bounds: a command over `MAX_COMMAND_BYTES` is refused before parsing, and
+ * nesting past `MAX_NESTING` fails cleanly. The work is linear in the size of the command, so the
+ * time it holds the thread is bounded by the size limit.
+ */
+export const analyzeBounded = (
+  parser: SyncParser,
+  source: string,
+  options: Options
+): Effect.Effect<Analysis, BashAnalysisError> =>
+  Effect.suspend(() => {
+    const bytes = source.length > MAX_COMMAND_BYTES / 4 ? utf8Bytes(source) : 0
+    if (bytes > MAX_COMMAND_BYTES) {
+      return Effect.fail(
+        new BashAnalysisError({
+          message: `The command is ${bytes} bytes; a command may be at most ${MAX_COMMAND_BYTES} bytes (128 KiB), the most a shell accepts as one argument. Write longer scripts to a file and run that file.`
+        })
+      )
+    }
+    try {
+      return Effect.succeed(analyze(parser, source, options))
+    } catch (error) {
+      if (error instanceof BashAnalysisError) return Effect.fail(error)
+      // A stack overflow the nesting limit did not foresee: still a tool error, not a crash.
+      if (error instanceof RangeError) return Effect.fail(nestingError())
+      throw error
+    }
+  })
+
+/** Analyses `source` as it would run in `options.cwd`. Throws BashAnalysisError past `MAX_NESTING`. */
 export const analyze = (parser: SyncParser, source: string, options: Options): Analysis => {
   const walker = new Walker(parser, options.home)
   const cwd = normalize(options.cwd)

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import type { FileSystem } from "effect"
 import { Permission, Tool, Workspace } from "@agent-tools/core"
-import { type Analysis, analyze } from "./analysis.ts"
+import { type Analysis, analyzeBounded } from "./analysis.ts"
 import { BashConfig, environment } from "./config.ts"
 import { BashParser } from "./parser.ts"
 import { plan, type ResolvedPath } from "./permissions.ts"
@@ -28,7 +28,7 @@ export const analyzeCommand = Effect.fn("Bash.analyze")(function*(command: strin
   const parser = yield* (yield* BashParser).parser
   const workspace = yield* Workspace.Workspace
   const env = yield* environment(yield* BashConfig)
-  return analyze(parser, command, { cwd: directoryOf(workspace.root, options.cwd), home: options.home ?? env.home })
+  return yield* analyzeBounded(parser, command, { cwd: directoryOf(workspace.root, options.cwd), home: options.home ?? env.home })
 })
 
 export interface RequestExplanation extends Tool.AskInput {
@@ -58,7 +58,7 @@ export const explain = Effect.fn("Bash.explain")(function*(
   options: ExplainOptions = {}
 ): Effect.fn.Return<
   Explanation,
-  Workspace.PathResolutionError | import("./parser.ts").BashParserError,
+  Workspace.PathResolutionError | import("./parser.ts").BashParserError | import("./analysis.ts").BashAnalysisError,
   BashParser | Workspace.Workspace | Permission.Permission | FileSystem.FileSystem
 > {
   const permission = yield* Permission.Permission

@@ -72,12 +72,24 @@ export const plan = Effect.fn("Bash.plan")(function*(
     uses.unshift({ input: options.workdir, path: analysis.cwd, access: "read", kind: "directory", source: "cd", command: "(workdir)" })
   }
   const paths: Array<ResolvedPath> = []
+  // A long script names the same paths again and again: each is resolved (and stat'ed) once.
+  const resolved = new Map<string, Workspace.Resolved>()
+  const directories = new Map<string, boolean>()
   for (const use of uses) {
-    const r = yield* workspace.resolve(use.path)
+    let r = resolved.get(use.path)
+    if (r === undefined) {
+      r = yield* workspace.resolve(use.path)
+      resolved.set(use.path, r)
+    }
     let directory: string | undefined
     if (!r.inside && !(use.access === "read" && r.spill)) {
-      const isDirectory = use.kind === "directory" ||
-        (r.exists && (yield* fs.stat(r.real).pipe(Effect.map((i) => i.type === "Directory"), Effect.orElseSucceed(() => false))))
+      let isDirectory = use.kind === "directory" || directories.get(r.real)
+      if (isDirectory === undefined) {
+        const real = r.real
+        isDirectory = r.exists &&
+          (yield* fs.stat(real).pipe(Effect.map((i) => i.type === "Directory"), Effect.orElseSucceed(() => false)))
+        directories.set(real, isDirectory)
+      }
       directory = isDirectory ? r.real : parentOf(r.real)
     }
     paths.push({ ...use, real: r.real, inside: r.inside, directory })

@@ -213,7 +213,9 @@ export const unwrap = (name: string, words: ReadonlyArray<Word>): Unwrapped | un
     return callback === undefined ? undefined : unseen(`${name} -C runs code with arguments only known at run time`, { script: callback })
   }
   if (name === "script") {
-    const code = optionValue(words, 1, words.length, ["-c", "--command"])
+    // `script -qc CODE`: `-c` may close a cluster of flags.
+    const cluster = words.findIndex((w, i) => i > 0 && /^-[A-Za-z]*c$/.test(w.value))
+    const code = cluster > 0 ? words[cluster + 1] : optionValue(words, 1, words.length, ["-c", "--command"])
     if (code !== undefined) return script(words, code, words.length, false)
     return unseen("script starts a shell that reads its code from standard input")
   }

@@ -127,11 +127,14 @@ describe("wrappers", () => {
     Effect.gen(function*() {
       const a = yield* analyze("find src /tmp -name '*.o' -fprint found.txt -execdir rm -f {} +")
       assert.deepStrictEqual(a.patterns, ["find src /tmp -name '*.o' -fprint found.txt -execdir rm -f {} +", "rm -f {}"])
+      // `-execdir rm` deletes under the roots: they are written (was: read)
       assert.deepStrictEqual(a.paths.map((p) => [p.path, p.access, p.kind]), [
-        ["/ws/src", "read", "directory"],
-        ["/tmp", "read", "directory"],
+        ["/ws/src", "write", "directory"],
+        ["/tmp", "write", "directory"],
         ["/ws/found.txt", "write", "any"]
       ])
+      const listing = yield* analyze("find src -name '*.o' -exec ls -l {} +")
+      assert.deepStrictEqual(listing.paths.map((p) => [p.path, p.access]), [["/ws/src", "read"]])
     }).pipe(Effect.provide(analysisLayer())))
 
   it.effect("env -C and sudo -D change the directory of the inner command only", () =>

@@ -8,7 +8,12 @@ describe("bash security corpus", () => {
   it("has at least 80 commands covering every category", () => {
     assert.isAtLeast(corpus.length, 80)
     const categories = new Set(corpus.map((x) => x.category))
-    for (const k of ["chain", "substitution", "wrapper", "redirect", "external", "cd", "parse"]) assert.isTrue(categories.has(k), k)
+    for (
+      const k of [
+        "chain", "substitution", "wrapper", "redirect", "external", "cd", "parse",
+        "kernel", "braces", "link", "stdin", "unwrap", "hidden", "delete"
+      ]
+    ) assert.isTrue(categories.has(k), k)
   })
 
   for (const entry of corpus) {

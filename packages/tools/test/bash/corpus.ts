@@ -1,7 +1,9 @@
 /**
  * The security corpus: for each command, exactly the permission requests the bash tool makes
  * (permission and patterns, in asking order: external_directory, edit, bash). Workspace /ws,
- * home /home/u, /ws/link → /outside. Categories follow field-failures D35–D39.
+ * home /home/u, /ws/link → /outside. Categories follow field-failures D35–D39, then what the
+ * kernel sees: symlinks before `..`, brace expansion, links made mid-script, code from stdin,
+ * wrappers, hidden code and deletes.
  */
 import { type Asked, U } from "./support.ts"
 
@@ -84,7 +86,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("wrapper", "sudo -s", bash("sudo -s")),
   c("wrapper", "xargs rm < list.txt", bash("rm", U("xargs rm < list.txt"))),
   c("wrapper", "git ls-files | xargs grep foo", bash("git ls-files", "grep foo")),
-  c("wrapper", "find . -name '*.tmp' -exec rm {} \\;", bash("find . -name '*.tmp' -exec rm {} \\;", "rm {}")),
+  c("wrapper", "find . -name '*.tmp' -exec rm {} \\;", edit("."), bash("find . -name '*.tmp' -exec rm {} \\;", "rm {}")),
   c("wrapper", "find /tmp -delete", ext("/tmp/*"), edit("../tmp"), bash("find /tmp -delete")),
   c("wrapper", "bash -c 'rm a.txt'", edit("a.txt"), bash("rm a.txt")),
   c("wrapper", "sh -c \"git status && rm a.txt\"", edit("a.txt"), bash("git status", "rm a.txt")),
@@ -149,6 +151,99 @@ export const corpus: ReadonlyArray<Case> = [
   c("cd", "cd - && ls x", bash("ls x", U("cd - && ls x"))),
   { category: "cd", command: "ls", cwd: "/tmp", asks: [ext("/tmp/*"), bash("ls")] },
   { category: "cd", command: "cat ../a.txt", cwd: "sub", asks: [bash("cat ../a.txt")] },
+
+  // Paths the kernel's way: `..` after a symlink steps up from the link's target (/ws/link → /outside).
+  c("kernel", "cat link/../outside/secret", ext("/outside/*"), bash("cat link/../outside/secret")),
+  c("kernel", "echo x > link/../outside/f", ext("/outside/*"), edit("../outside/f"), bash("echo x")),
+  c("kernel", "rm -f link/../outside/secret", ext("/outside/*"), edit("../outside/secret"), bash("rm -f link/../outside/secret")),
+  c("kernel", "cat link/../ws/a.txt", bash("cat link/../ws/a.txt")),
+  c("kernel", "cat sub/../a.txt", bash("cat sub/../a.txt")),
+  c(
+    "kernel",
+    "perl -pi -e s/A/B/ sub/../../outside/secret",
+    ext("/outside/*"),
+    bash("perl -pi -e s/A/B/ sub/../../outside/secret", U("perl -pi -e s/A/B/ sub/../../outside/secret"))
+  ),
+  c("kernel", "tar -cf sub/../../outside/x.tar a.txt", ext("/outside/*"), bash("tar -cf sub/../../outside/x.tar a.txt")),
+  c("kernel", "make OUT=sub/../../outside", ext("/outside/*"), bash("make OUT=sub/../../outside")),
+  c("kernel", "grep -rf ../outside/secret .", ext("/outside/*"), bash("grep -rf ../outside/secret .")),
+  c("kernel", "head -n5 /etc/hosts", ext("/etc/*"), bash("head -n5 /etc/hosts")),
+  c("kernel", "sort -uo ../out.txt a.txt", ext("/*"), edit("../out.txt"), bash("sort -uo ../out.txt a.txt")),
+
+  // Brace expansion: the words the shell will see.
+  c("braces", "rm -f {y,../outside/secret}", ext("/outside/*"), edit("y", "../outside/secret"), bash("rm -f y ../outside/secret")),
+  c("braces", "cat {a.txt,../outside/secret}", ext("/outside/*"), bash("cat a.txt ../outside/secret")),
+  c("braces", "rm {x,{y,../../etc/z}}", ext("/etc/*"), edit("x", "y", "../etc/z"), bash("rm x y ../../etc/z")),
+  c("braces", "touch f{1..3}.txt", edit("f1.txt", "f2.txt", "f3.txt"), bash("touch f1.txt f2.txt f3.txt")),
+  c("braces", "ls {01..03}", bash("ls 01 02 03")),
+  c("braces", "cat ~/{.bashrc,.profile}", ext("/home/u/*"), bash("cat ~/.bashrc ~/.profile")),
+  c("braces", "cat '{a,../x}'", bash("cat '{a,../x}'")),
+  c("braces", "echo {1..5000}", bash("echo {1..5000}", U("echo {1..5000}"))),
+
+  // Links made by the script: their targets resolve from the link's directory, and paths through
+  // them afterwards are not analysable.
+  c(
+    "link",
+    "mkdir -p a/b && cd a/b && ln -s ../outside ../../lnk; cd ../..; cat lnk/secret",
+    ext("/outside/*"),
+    edit("lnk"),
+    bash("mkdir -p a/b", "ln -s ../outside ../../lnk", "cat lnk/secret", U("mkdir -p a/b && cd a/b && ln -s ../outside ../../lnk; cd ../..; cat lnk/secret"))
+  ),
+  c("link", "ln -s /etc e && cat e/passwd", ext("/etc/*"), edit("e"), bash("ln -s /etc e", "cat e/passwd", U("ln -s /etc e && cat e/passwd"))),
+  c("link", "cp -s /etc/passwd p; cat p", ext("/etc/*"), edit("p"), bash("cp -s /etc/passwd p", "cat p", U("cp -s /etc/passwd p; cat p"))),
+  c("link", "ln -s ../outside sub/l", edit("sub/l"), bash("ln -s ../outside sub/l")),
+  c("link", "ln -s a.txt b.txt", edit("b.txt"), bash("ln -s a.txt b.txt")),
+
+  // Code read from standard input, a descriptor or a process substitution: nobody sees it first.
+  c("stdin", "echo rm x | sh", bash("echo rm x", "sh", U("echo rm x | sh"))),
+  c("stdin", "echo rm x | bash -s", bash("echo rm x", "bash -s", U("echo rm x | bash -s"))),
+  c("stdin", "bash <<< 'rm x'", bash("bash", U("bash <<< 'rm x'"))),
+  c("stdin", "bash < s.sh", bash("bash", U("bash < s.sh"))),
+  c("stdin", "bash /dev/fd/3 3< s.sh", bash("bash /dev/fd/3", U("bash /dev/fd/3 3< s.sh"))),
+  c("stdin", "source /dev/stdin <<< 'rm x'", bash("source /dev/stdin", U("source /dev/stdin <<< 'rm x'"))),
+  c("stdin", ". <(echo rm x)", bash("echo rm x", ". <(echo rm x)", U(". <(echo rm x)"))),
+  c("stdin", "eval \"$CODE\"", bash(U("eval \"$CODE\""))),
+  c("stdin", "at now <<< 'rm x'", bash("at now", U("at now <<< 'rm x'"))),
+  c("stdin", "bash s.sh", bash("bash s.sh")),
+
+  // Wrappers that run a command: unwrapped where it can be seen, unanalysable where not.
+  c("unwrap", "env -S'rm x'", edit("x"), bash("rm x")),
+  c("unwrap", "trap -- 'rm x' EXIT", edit("x"), bash("rm x")),
+  c("unwrap", "runuser -u u -- rm x", edit("x"), bash("rm x", "runuser -u u -- rm x")),
+  c("unwrap", "script -qc 'rm x' /dev/null", edit("x"), bash("rm x")),
+  c("unwrap", "strace -f -o /dev/null rm x", edit("x"), bash("rm x")),
+  c("unwrap", "valgrind --leak-check=full rm x", edit("x"), bash("rm x")),
+  c("unwrap", "unshare -r rm x", edit("x"), bash("rm x", "unshare -r rm x")),
+  c("unwrap", "nsenter -t 1 -m rm x", edit("x"), bash("rm x", "nsenter -t 1 -m rm x")),
+  c("unwrap", "systemd-run --user rm x", edit("x"), bash("rm x", "systemd-run --user rm x")),
+  c("unwrap", "busybox rm x", edit("x"), bash("rm x")),
+  c("unwrap", "mapfile -C 'rm x' arr < list.txt", edit("x"), bash("rm x", "mapfile -C 'rm x' arr", U("mapfile -C 'rm x' arr < list.txt"))),
+  c("unwrap", "parallel rm ::: a b", bash("rm", "parallel rm ::: a b", U("parallel rm ::: a b"))),
+  c("unwrap", "gdb -ex 'shell rm x'", bash("gdb -ex 'shell rm x'", U("gdb -ex 'shell rm x'"))),
+
+  // Commands that look read-only but run or write things.
+  c("hidden", "sed -n '1e rm x' a.txt", bash("sed -n '1e rm x' a.txt", U("sed -n '1e rm x' a.txt"))),
+  c("hidden", "sed 's/a/b/w ../outside/f' a.txt", ext("/outside/*"), edit("../outside/f"), bash("sed 's/a/b/w ../outside/f' a.txt")),
+  c("hidden", "sed '1r /etc/passwd' a.txt", ext("/etc/*"), bash("sed '1r /etc/passwd' a.txt")),
+  c("hidden", "sed -n 's/new/old/p' a.txt", bash("sed -n 's/new/old/p' a.txt")),
+  c("hidden", "sed -f s.sed a.txt", bash("sed -f s.sed a.txt", U("sed -f s.sed a.txt"))),
+  c("hidden", "awk 'BEGIN{system(\"rm x\")}'", bash("awk 'BEGIN{system(\"rm x\")}'", U("awk 'BEGIN{system(\"rm x\")}'"))),
+  c("hidden", "awk '{print $1}' a.txt", bash("awk '{print $1}' a.txt")),
+  c("hidden", "python3 -c 'import os'", bash("python3 -c 'import os'", U("python3 -c 'import os'"))),
+  c("hidden", "node -e 'process.exit()'", bash("node -e 'process.exit()'", U("node -e 'process.exit()'"))),
+  c("hidden", "python3 tool.py", bash("python3 tool.py")),
+  c("hidden", "git -c alias.x='!rm x' x", bash("git x", "git -c alias.x='!rm x' x", U("git -c alias.x='!rm x' x"))),
+  c("hidden", "git -c user.name=x log", bash("git log", "git -c user.name=x log")),
+  c("hidden", "git rebase --exec 'rm x' HEAD~2", bash("git rebase --exec 'rm x' HEAD~2", U("git rebase --exec 'rm x' HEAD~2"))),
+  c("hidden", "npm test --script-shell=./evil.sh", bash("npm test --script-shell=./evil.sh", U("npm test --script-shell=./evil.sh"))),
+
+  // Deleting is editing.
+  c("delete", "rm -rf build", edit("build"), bash("rm -rf build")),
+  c("delete", "rmdir build", edit("build"), bash("rmdir build")),
+  c("delete", "unlink a.txt", edit("a.txt"), bash("unlink a.txt")),
+  c("delete", "shred -u a.txt", edit("a.txt"), bash("shred -u a.txt")),
+  c("delete", "find -delete", edit("."), bash("find -delete")),
+  c("delete", "find src -name '*.o' -exec rm {} +", edit("src"), bash("find src -name '*.o' -exec rm {} +", "rm {}")),
 
   // Parse failures: the whole text is asked, never allowed by a rule.
   c("parse", "echo \"unterminated", bash("echo", U("echo \"unterminated"))),

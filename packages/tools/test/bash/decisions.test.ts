@@ -167,3 +167,123 @@ describe("explain", () => {
       )
     }))
 })
+
+// What the kernel sees: the attacker's configuration, with /ws/link → /outside.
+table("paths resolve the kernel's way, braces expand, every command's paths are checked", {
+  bash: { "*": "allow" },
+  edit: "allow",
+  external_directory: "deny"
+}, [
+  ["cat link/../outside/secret", "deny"],
+  ["echo x > link/../outside/f", "deny"],
+  ["rm -f link/../outside/secret", "deny"],
+  ["rm -f {y,../outside/secret}", "deny"],
+  ["cat {a.txt,../outside/secret}", "deny"],
+  ["cat src/{a,b}{1..2}.ts", "allow"],
+  ["mkdir -p a/b && cd a/b && ln -s ../outside ../../lnk; cd ../..; cat lnk/secret; echo owned > lnk/owned", "deny"],
+  ["tar -cf sub/../../outside/x.tar a.txt", "deny"],
+  ["grep -rf ../outside/secret .", "deny"],
+  ["sed 's/a/b/w ../outside/f' a.txt", "deny"],
+  ["cat link/../ws/a.txt", "allow"],
+  ["rm -f {a,b}.txt", "allow"]
+])
+
+table("a link made earlier in the script hides where later paths lead", {
+  bash: { "*": "allow" },
+  edit: "allow",
+  external_directory: "allow"
+}, [
+  ["ln -s ../outside l; cat l/secret", "ask"],
+  ["ln -s ../outside l && cd l && cat secret", "ask"],
+  ["ln -s a.txt b.txt", "allow"],
+  ["ln -s a.txt b.txt; cat a.txt", "allow"]
+])
+
+table("code from stdin and unseen wrappers are asked, never allowed by `*`; what is seen is still denied", {
+  bash: { "*": "allow", "rm *": "deny" }
+}, [
+  ["echo rm x | sh", "ask"],
+  ["echo rm x | bash -s", "ask"],
+  ["bash <<< 'rm x'", "ask"],
+  ["bash < s.sh", "ask"],
+  ["source /dev/stdin <<< 'rm x'", "ask"],
+  [". <(echo ls)", "ask"],
+  [". <(rm x; echo ls)", "deny"],
+  ["bash /dev/fd/3 3< s.sh", "ask"],
+  ["eval \"$CODE\"", "ask"],
+  ["at now <<< 'rm x'", "ask"],
+  ["gdb -ex 'shell rm x'", "ask"],
+  ["env -S'rm x'", "deny"],
+  ["trap -- 'rm x' EXIT", "deny"],
+  ["runuser -u u -- rm x", "deny"],
+  ["mapfile -C 'rm x' arr < list.txt", "deny"],
+  ["script -qc 'rm x' /dev/null", "deny"],
+  ["parallel rm ::: a b", "deny"],
+  ["strace -f rm x", "deny"],
+  ["ltrace rm x", "deny"],
+  ["valgrind rm x", "deny"],
+  ["unshare -r rm x", "deny"],
+  ["nsenter -t 1 -m rm x", "deny"],
+  ["firejail rm x", "deny"],
+  ["systemd-run --user rm x", "deny"],
+  ["busybox rm x", "deny"],
+  ["bash s.sh", "allow"],
+  ["git status", "allow"]
+])
+
+table("prefix rules do not cover commands that run hidden code", {
+  bash: {
+    "*": "ask",
+    "sed -n *": "allow",
+    "awk *": "allow",
+    "find *": "allow",
+    "python3 *": "allow",
+    "node *": "allow",
+    "perl *": "allow",
+    "git *": "allow",
+    "npm test *": "allow"
+  },
+  edit: "ask"
+}, [
+  ["sed -n '1e rm x' a.txt", "ask"],
+  ["sed -n 's/a/b/w out.txt' a.txt", "ask"],
+  ["sed -n 's/a/b/p' a.txt", "allow"],
+  ["awk 'BEGIN{system(\"rm x\")}'", "ask"],
+  ["awk '{print $1 | \"sh\"}' a.txt", "ask"],
+  ["awk '{print $1}' a.txt", "allow"],
+  ["find . -delete", "ask"],
+  ["find . -exec rm {} +", "ask"],
+  ["find . -name '*.ts'", "allow"],
+  ["python3 -c 'import os; os.remove(\"x\")'", "ask"],
+  ["python3 tool.py", "allow"],
+  ["node -e 'require(\"fs\").rmSync(\"x\")'", "ask"],
+  ["perl -e 'unlink \"x\"'", "ask"],
+  ["git -c alias.x='!rm x' x", "ask"],
+  ["git -c core.pager='rm x' log", "ask"],
+  ["git -c core.sshCommand='rm x' fetch", "ask"],
+  ["git rebase --exec 'rm x' HEAD~2", "ask"],
+  ["git rebase -x 'rm x' HEAD~2", "ask"],
+  ["git -c user.name=x log", "allow"],
+  ["git log", "allow"],
+  ["npm test --script-shell=./evil.sh", "ask"],
+  ["npm test", "allow"]
+])
+
+table("deletes are edits: `edit: ask` protects workspace files from rm -rf", {
+  bash: { "*": "allow" },
+  edit: "ask"
+}, [
+  ["rm -rf build", "ask"],
+  ["rm a.txt", "ask"],
+  ["rmdir build", "ask"],
+  ["unlink a.txt", "ask"],
+  ["shred -u a.txt", "ask"],
+  ["find . -delete", "ask"],
+  ["ls", "allow"]
+])
+
+table("…and `edit: deny` refuses them", { bash: { "*": "allow" }, edit: "deny" }, [
+  ["rm -rf build", "deny"],
+  ["find src -delete", "deny"],
+  ["cat a.txt", "allow"]
+])
