@@ -236,3 +236,87 @@ describe("unsupported parts", () => {
       }).pipe(Effect.provide(analysisLayer())))
   }
 })
+
+describe("brace expansion", () => {
+  const table: ReadonlyArray<readonly [string, ReadonlyArray<string> | "too many"]> = [
+    ["a{b,c}d", ["abd", "acd"]],
+    ["{y,../outside/secret}", ["y", "../outside/secret"]],
+    ["{a,b{1,2}}", ["a", "b1", "b2"]],
+    ["{a..e..2}", ["a", "c", "e"]],
+    ["{3..1}", ["3", "2", "1"]],
+    ["{08..11}", ["08", "09", "10", "11"]],
+    ["{-1..1}", ["-1", "0", "1"]],
+    ["x{}y", ["x{}y"]],
+    ["{single}", ["{single}"]],
+    ["'{a,b}'", ["'{a,b}'"]],
+    ["\\{a,b}", ["\\{a,b}"]],
+    ["{\"a b\",c}", ["\"a b\"", "c"]],
+    ["${x,y}", ["${x,y}"]],
+    ["{1..2000}", "too many"],
+    ["{a,b}{c,d}{e,f}", ["ace", "acf", "ade", "adf", "bce", "bcf", "bde", "bdf"]]
+  ]
+  for (const [text, expected] of table) {
+    it(`${text} → ${JSON.stringify(expected)}`, () => {
+      assert.deepStrictEqual(Bash.expandBraces(text), expected)
+    })
+  }
+
+  it.effect("expanded words are paths like any other; quotes keep their meaning after expansion", () =>
+    Effect.gen(function*() {
+      const a = yield* analyze("cat {a,\"b c\",~/d}.txt")
+      assert.deepStrictEqual(a.paths.map((p) => p.path), ["/ws/a.txt", "/ws/b c.txt", "/home/u/d.txt"])
+      const b = yield* analyze("cat {a,$X}/f")
+      assert.deepStrictEqual(b.unsupported, ["cat: the path $X/f is only known at run time"])
+    }).pipe(Effect.provide(analysisLayer())))
+})
+
+describe("sed scripts", () => {
+  const table: ReadonlyArray<readonly [string, Bash.SedEffects]> = [
+    ["s/a/b/g", { writes: [], reads: [], runs: false }],
+    ["s/new/old/w out.txt", { writes: ["out.txt"], reads: [], runs: false }],
+    ["s/a/b/e", { writes: [], reads: [], runs: true }],
+    ["1e rm x", { writes: [], reads: [], runs: true }],
+    ["/x/w /tmp/o\np", { writes: ["/tmp/o"], reads: [], runs: false }],
+    ["1r /etc/passwd", { writes: [], reads: ["/etc/passwd"], runs: false }],
+    ["y/abc/xyz/;p", { writes: [], reads: [], runs: false }],
+    ["/^#/d; s|/a|/b|", { writes: [], reads: [], runs: false }],
+    ["a\\\nwrite me", { writes: [], reads: [], runs: false }],
+    ["$!{N;s/\\n/ /}", { writes: [], reads: [], runs: false }]
+  ]
+  for (const [script, expected] of table) {
+    it(`${JSON.stringify(script)}`, () => {
+      assert.deepStrictEqual(Bash.sedEffects(script), expected)
+    })
+  }
+})
+
+describe("bounds", () => {
+  it.effect("a command nested past the limit is a clean error, not a stack overflow", () =>
+    Effect.gen(function*() {
+      let deep = "ls"
+      for (let i = 0; i < 1000; i++) deep = `echo $(${deep})`
+      const error = yield* Effect.flip(analyze(deep))
+      assert.strictEqual(error._tag, "BashAnalysisError")
+      assert.strictEqual(
+        error.message,
+        "The command nests more than 500 levels deep (substitutions, subshells, quotes, wrappers), more than the analysis follows. Simplify it, or write it to a script file and run that file."
+      )
+      let wrapped = "rm x"
+      for (let i = 0; i < 1000; i++) wrapped = `nice ${wrapped}`
+      assert.strictEqual((yield* Effect.flip(analyze(wrapped)))._tag, "BashAnalysisError")
+      let fine = "rm x"
+      for (let i = 0; i < 20; i++) fine = `echo "$(${fine})"`
+      assert.deepStrictEqual((yield* analyze(fine)).unsupported, [])
+    }).pipe(Effect.provide(analysisLayer())))
+
+  it.effect("a command over 128 KiB is refused before parsing, naming the size and the limit", () =>
+    Effect.gen(function*() {
+      const atLimit = `echo ${"a".repeat(Bash.MAX_COMMAND_BYTES - 5)}`
+      assert.strictEqual((yield* analyze(atLimit)).patterns.length, 1)
+      const error = yield* Effect.flip(analyze(`${atLimit}é`))
+      assert.strictEqual(
+        error.message,
+        "The command is 131074 bytes; a command may be at most 131072 bytes (128 KiB), the most a shell accepts as one argument. Write longer scripts to a file and run that file."
+      )
+    }).pipe(Effect.provide(analysisLayer())))
+})

@@ -2,7 +2,7 @@
  * The bash tool end to end: permissions asked in order, as one prompt (and nothing runs when one is refused),
  * results and notes, truncation with the spill on disk, workdir, shell and environment.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
@@ -110,6 +110,34 @@ describe("bash tool: permissions", () => {
       assert.deepStrictEqual(requests.map((r) => [r.permission, r.patterns]), [["edit", ["sub/never.txt"]], ["bash", ["touch never.txt"]]])
       assert.isFalse(existsSync(join(root, "sub", "never.txt")))
     }))
+})
+
+describe("bash tool: paths the kernel's way", () => {
+  // base/outside/secret, and ws/link → ../outside: a symlink in a cloned repository is ordinary.
+  mkdirSync(join(base, "outside"), { recursive: true })
+  writeFileSync(join(base, "outside", "secret"), "s\n")
+  if (!existsSync(join(root, "link"))) symlinkSync("../outside", join(root, "link"))
+  const attacker: Permission.Ruleset = [
+    { permission: "*", pattern: "*", action: "allow" },
+    { permission: "external_directory", pattern: "*", action: "deny" }
+  ]
+  for (
+    const command of [
+      "cat link/../outside/secret",
+      "echo x > link/../outside/f",
+      "rm -f link/../outside/secret",
+      "rm -f {y,../outside/secret}",
+      "cat {a.txt,../outside/secret}"
+    ]
+  ) {
+    live(`${command}: denied before anything runs`, { rules: attacker }, () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(call(args(command)))
+        assert.strictEqual(error._tag, "PermissionDeniedError")
+        assert.strictEqual(readFileSync(join(base, "outside", "secret"), "utf8"), "s\n")
+        assert.isFalse(existsSync(join(base, "outside", "f")))
+      }))
+  }
 })
 
 describe("bash tool: results", () => {
@@ -225,6 +253,19 @@ describe("bash tool: what it runs", () => {
       assert.deepStrictEqual(spawned!.env, { ...Bash.NON_INTERACTIVE_ENV, EXTRA: "1" })
     }).pipe(Effect.provide(fake)))
 
+  it.live("a command too large or too deeply nested is a tool error, and nothing runs", () =>
+    Effect.gen(function*() {
+      let deep = "ls"
+      for (let i = 0; i < 1000; i++) deep = `echo $(${deep})`
+      const nested = yield* Effect.flip(call(args(deep)))
+      assert.strictEqual(nested._tag, "ToolError")
+      assert.match(nested.message, /^The command nests more than 500 levels deep/)
+      const large = yield* Effect.flip(call(args(`echo ${"x".repeat(200_000)}`)))
+      assert.strictEqual(large._tag, "ToolError")
+      assert.match(large.message, /^The command is 200005 bytes; a command may be at most 131072 bytes \(128 KiB\)/)
+      assert.deepStrictEqual(yield* FakeSpawner.spawned, [])
+    }).pipe(Effect.provide(fake)))
+
   it.effect("describes itself with the parameters opencode uses", () =>
     Effect.gen(function*() {
       const tool = yield* Tool.build(Bash.BashTool)
@@ -232,6 +273,7 @@ describe("bash tool: what it runs", () => {
       assert.deepStrictEqual((tool.jsonSchema as { required: Array<string> }).required, ["command", "description"])
       assert.include(tool.description, `All commands run in ${root} by default`)
       assert.include(tool.description, "commands time out after 120000ms")
+      assert.include(tool.description, "A command may be at most 131072 bytes (128 KiB)")
       assert.isTrue(tool.annotations.destructive)
     }).pipe(Effect.provide(fake)))
 })
