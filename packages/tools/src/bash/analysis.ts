@@ -222,7 +222,9 @@ class Walker {
   }
 
   children(node: Node, state: State) {
-    for (const child of node.children) if (child !== null) this.walk(child, state)
+    // Named children only: the punctuation in between runs nothing. A subtree with an error is
+    // walked in full, so a missing `fi` or `)` is reported.
+    for (const child of node.hasError ? node.children : node.namedChildren) if (child !== null) this.walk(child, state)
   }
 
   /** `X=1` / `export X=1` on its own: later commands inherit it when it is in the environment. */
@@ -240,10 +242,19 @@ class Walker {
     const env = { home: this.home, cwd: state.cwd }
     const words: Array<Word> = []
     const assignments: Array<Word> = []
-    // `children` once: `child(i)` and `fieldNameForChild(i)` walk the siblings each time.
-    const argumentIds = new Set(node.childrenForFieldName("argument").map((c) => c.id))
-    for (const child of node.children) {
-      if (child === null) continue
+    // One cursor over the children: `child(i)` and `fieldNameForChild(i)` walk the siblings each time.
+    const cursor = node.walk()
+    const children: Array<readonly [Node, string | null]> = []
+    try {
+      if (cursor.gotoFirstChild()) {
+        do {
+          if (cursor.nodeIsNamed) children.push([cursor.currentNode, cursor.currentFieldName])
+        } while (cursor.gotoNextSibling())
+      }
+    } finally {
+      cursor.delete()
+    }
+    for (const [child, field] of children) {
       const type = child.type
       if (type.endsWith("_redirect")) {
         this.redirect(child, state, node.text)
@@ -254,7 +265,7 @@ class Walker {
       } else {
         this.walk(child, state) // substitutions inside the words
         if (type === "command_name") words.push(evaluate(child, env))
-        else if (argumentIds.has(child.id)) words.push(...this.expand(evaluate(child, env)))
+        else if (field === "argument") words.push(...this.expand(evaluate(child, env)))
       }
     }
     if (words.length === 0) return
