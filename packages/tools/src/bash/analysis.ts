@@ -263,7 +263,8 @@ class Walker {
         if (value !== null) this.walk(value, state)
         assignments.push(evaluate(child, env))
       } else {
-        this.walk(child, state) // substitutions inside the words
+        // Substitutions inside the words; a word without `$`, a backtick or `<(`/`>(` has none.
+        if (type !== "word" && type !== "raw_string" && type !== "number" && /[$`<>]/.test(child.text)) this.walk(child, state)
         if (type === "command_name") words.push(evaluate(child, env))
         else if (field === "argument") words.push(...this.expand(evaluate(child, env)))
       }
