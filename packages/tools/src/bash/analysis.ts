@@ -147,14 +147,22 @@ class Walker {
     try {
       this.parser.withTree(source, (tree) => {
         if (tree === null) return this.unsupport("the command could not be parsed")
-        if (tree.rootNode.hasError) this.unsupport(`syntax error near: ${errorSnippet(tree.rootNode)}`)
-        this.walk(tree.rootNode, state)
+        const outer = this.clean
+        this.clean = !tree.rootNode.hasError
+        try {
+          if (!this.clean) this.unsupport(`syntax error near: ${errorSnippet(tree.rootNode)}`)
+          this.walk(tree.rootNode, state)
+        } finally {
+          this.clean = outer
+        }
       })
     } finally {
       this.depth--
     }
   }
 
+  /** The tree being walked has no error anywhere: no node needs its own `hasError` check. */
+  private clean = true
   /** How deep the walk is, in syntax levels and wrappers. */
   private level = 0
 
@@ -224,7 +232,9 @@ class Walker {
   children(node: Node, state: State) {
     // Named children only: the punctuation in between runs nothing. A subtree with an error is
     // walked in full, so a missing `fi` or `)` is reported.
-    for (const child of node.hasError ? node.children : node.namedChildren) if (child !== null) this.walk(child, state)
+    for (const child of !this.clean && node.hasError ? node.children : node.namedChildren) {
+      if (child !== null) this.walk(child, state)
+    }
   }
 
   /** `X=1` / `export X=1` on its own: later commands inherit it when it is in the environment. */

@@ -30,15 +30,25 @@ const INLINE_CODE: Record<string, RegExp> = {
   jshell: /^-c/
 }
 
-/** The words an interpreter reads before its code or script: the code option, if any. */
-const inlineCode = (name: string, values: ReadonlyArray<string>): boolean => {
+/** Options after which an interpreter runs no code: it prints something and exits. */
+const INFO_ONLY = /^(--version|-V|--help|-h|-v|--v8-options)$/
+/** `python -m module`: runs an installed module, an ordinary command. */
+const MODULE = /^-[A-Za-z]*m$/
+
+/**
+ * Where an interpreter's code comes from, when nobody can read it first: `inline` (`-c CODE`,
+ * `-e CODE`) or `stdin` (`python3 <<EOF`, `node -`); undefined when it runs a script file.
+ */
+const unseenInterpreterCode = (name: string, values: ReadonlyArray<string>): "inline" | "stdin" | undefined => {
   const code = INLINE_CODE[name]
-  if (code === undefined) return false
+  if (code === undefined) return undefined
   for (const v of values) {
-    if (code.test(v)) return true
-    if (!v.startsWith("-")) return false // the script file: what follows are its arguments
+    if (code.test(v)) return "inline"
+    if (v === "-") return "stdin"
+    if (!v.startsWith("-")) return undefined // the script file: what follows are its arguments
+    if (INFO_ONLY.test(v) || MODULE.test(v)) return undefined
   }
-  return false
+  return "stdin"
 }
 
 /** `git -c KEY=VALUE` keys whose value is a command (or pulls in more configuration). */
@@ -239,7 +249,9 @@ export const sedScripts = (values: ReadonlyArray<string>): { readonly scripts: R
  * cannot see; undefined when it does not.
  */
 export const hiddenCode = (name: string, values: ReadonlyArray<string>): string | undefined => {
-  if (inlineCode(name, values)) return `${name} runs inline code`
+  const interpreter = unseenInterpreterCode(name, values)
+  if (interpreter === "inline") return `${name} runs inline code`
+  if (interpreter === "stdin") return `${name} reads its code from standard input`
   if (name === "git") return gitCode(values)
   if (PACKAGE_MANAGERS.has(name)) return packageManagerCode(name, values)
   if (AWK.has(name)) {
