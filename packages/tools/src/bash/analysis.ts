@@ -11,7 +11,7 @@
 import { Effect, Schema } from "effect"
 import type { Node } from "web-tree-sitter"
 import { expandBraces, MAX_BRACE_WORDS, wordFromText } from "./braces.ts"
-import { hiddenCode, sedEffects, sedScripts } from "./code.ts"
+import { codeVariable, hiddenCode, sedEffects, sedScripts } from "./code.ts"
 import type { SyncParser } from "./parser.ts"
 import { type Access, commandPaths, isDevice, type Kind, MODIFYING_COMMANDS, normalize, resolvePath } from "./paths.ts"
 import { exact, forms, SAFE_ENV, SYSTEM_BIN } from "./patterns.ts"
@@ -243,6 +243,9 @@ class Walker {
     if (value !== null) this.walk(value, state)
     const name = node.childForFieldName("name")?.text ?? ""
     if (SAFE_ENV.has(name)) return
+    const assigned = node.childForFieldName("value")
+    const code = codeVariable(name, assigned === null ? "" : evaluate(assigned, { home: this.home, cwd: undefined }).value)
+    if (code !== undefined) this.unsupport(code)
     if (!exported && !/^[A-Z_][A-Z0-9_]*$/.test(name)) return // a shell variable, not exported
     const text = node.parent?.type === "declaration_command" ? node.parent.text : node.text
     this.commands.push({ text, argv: [], patterns: [text], always: exact(text), via: [], cwd: state.cwd })
@@ -314,6 +317,11 @@ class Walker {
   }
 
   private simpleCommand(words: ReadonlyArray<Word>, ctx: Context): void {
+    for (const a of ctx.assignments) {
+      const value = a.value.slice(a.value.indexOf("=") + 1).replace(/^(['"])(.*)\1$/s, "$2")
+      const code = codeVariable(assignmentName(a), value)
+      if (code !== undefined) this.unsupport(code)
+    }
     const name = words[0]!
     const text = words.map((w) => w.text).join(" ")
     const outerText = ctx.outer.map((w) => w.text)

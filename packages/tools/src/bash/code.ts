@@ -269,3 +269,25 @@ export const hiddenCode = (name: string, values: ReadonlyArray<string>): string 
   }
   return undefined
 }
+
+/**
+ * Environment variables whose value is a command, a library or code that programs load: setting
+ * one (`GIT_PAGER='rm x' git log`, `export BASH_ENV=…`) runs code nobody sees in the command line.
+ */
+const CODE_ENV = new Set([
+  "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "BASH_ENV", "ENV", "PROMPT_COMMAND",
+  "PAGER", "GIT_PAGER", "MANPAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_SSH",
+  "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND", "LESSOPEN",
+  "LESSCLOSE", "NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
+  "npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "SHELLOPTS", "BASHOPTS", "IFS"
+])
+
+/** `PAGER=cat`, `GIT_EDITOR=true`: the harmless values agents set to stay non-interactive. */
+const HARMLESS_VALUE = /^(cat|less|more|true|false|:)?( -[A-Za-z]+)*$/
+
+/** Why assigning `value` to `name` runs unseen code; undefined for an ordinary variable. */
+export const codeVariable = (name: string, value: string): string | undefined =>
+  (CODE_ENV.has(name) || /^GIT_CONFIG_(KEY|VALUE|COUNT)/.test(name)) && !HARMLESS_VALUE.test(value)
+    ? `${name} makes programs run code that is not in the command line`
+    : undefined

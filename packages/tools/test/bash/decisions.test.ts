@@ -268,6 +268,10 @@ table("prefix rules do not cover commands that run hidden code", {
   ["git rebase --exec 'rm x' HEAD~2", "ask"],
   ["git rebase -x 'rm x' HEAD~2", "ask"],
   ["git -c user.name=x log", "allow"],
+  ["GIT_PAGER='rm x' git log", "ask"],
+  ["GIT_SSH_COMMAND='sh -c x' git fetch", "ask"],
+  ["export BASH_ENV=./x.sh; git status", "ask"],
+  ["git --no-pager log", "allow"],
   ["git log", "allow"],
   ["npm test --script-shell=./evil.sh", "ask"],
   ["npm test", "allow"]
