@@ -129,6 +129,7 @@ describe("agent-tools with the real tools", () => {
       const report = JSON.parse(r.stdout) as { action: string; source: string; decisions: Array<{ pattern: string; action: string }> }
       assert.strictEqual(report.action, "deny")
       assert.strictEqual(report.source, "tool")
-      assert.deepStrictEqual(report.decisions.map((d) => `${d.action} ${d.pattern}`), ["allow git status", "deny rm -rf build"])
+      // deleting `build` is an edit of it, asked first
+      assert.deepStrictEqual(report.decisions.map((d) => `${d.action} ${d.pattern}`), ["ask build", "allow git status", "deny rm -rf build"])
     }))
 })

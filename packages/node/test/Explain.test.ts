@@ -73,8 +73,9 @@ describe("Explain", () => {
         const report = yield* Explain.explain("bash", { command: "git status && rm -rf build", description: "s" })
         assert.strictEqual(report.source, "tool")
         assert.strictEqual(report.action, "deny")
-        assert.deepStrictEqual(brief(report), ["allow bash git status", "deny bash rm -rf build"])
-        assert.strictEqual(report.decisions[1]?.reason, `rule bash "rm *" → deny (configured)`)
+        // deleting `build` is an edit of it, asked first
+        assert.deepStrictEqual(brief(report), ["ask edit build", "allow bash git status", "deny bash rm -rf build"])
+        assert.strictEqual(report.decisions[2]?.reason, `rule bash "rm *" → deny (configured)`)
       })
     ))
 
