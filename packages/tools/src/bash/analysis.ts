@@ -580,7 +580,7 @@ export const analyzeBounded = (
     if (bytes > MAX_COMMAND_BYTES) {
       return Effect.fail(
         new BashAnalysisError({
-          message: `The command is ${bytes} bytes; a command may be at most ${MAX_COMMAND_BYTES} bytes (128 KiB), the most a shell accepts as one argument. Write longer scripts to a file and run that file.`
+          message: `The command is ${bytes} bytes; a command may be at most ${MAX_COMMAND_BYTES} bytes (${MAX_COMMAND_BYTES / 1024} KiB), the most a shell accepts as one argument. Write longer scripts to a file and run that file.`
         })
       )
     }

@@ -18,7 +18,7 @@ Before running, every command the line can run (each part of a chain, pipeline, 
 
 Usage notes:
 - The command argument is required. Quote paths that contain spaces: cd "path with spaces/file.txt".
-- A command may be at most ${MAX_COMMAND_BYTES} bytes (128 KiB); write a longer script to a file and run that file.
+- A command may be at most ${MAX_COMMAND_BYTES} bytes (${MAX_COMMAND_BYTES / 1024} KiB); write a longer script to a file and run that file.
 - You can specify an optional timeout in milliseconds (up to ${v.maxTimeout}ms). If not specified, commands time out after ${v.defaultTimeout}ms. On timeout the whole process tree is terminated and the output produced so far is returned.
 - Commands run non-interactively: stdin is closed, editors and pagers are disabled (GIT_EDITOR, EDITOR and PAGER are set to non-interactive values), and git never prompts for credentials. Pass flags that avoid prompts (e.g. \`git commit -m\`, \`npm init -y\`).
 - Processes left running in the background when the command finishes are terminated. Do not start long-running servers expecting them to stay up.

@@ -28,7 +28,7 @@ export const FILE_COMMANDS: ReadonlySet<string> = set(
   "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "sort", "uniq", "diff", "cmp", "touch",
   "rm", "rmdir", "mkdir", "cp", "mv", "ln", "install", "chmod", "chown", "chgrp", "tee", "truncate", "shred",
   "unlink", "rsync", "realpath", "readlink", "source", ".", "dd", "sed", "grep", "egrep", "fgrep", "rg", "awk",
-  "gawk", "mawk", "jq", "srm", "trash", "trash-put"
+  "gawk", "mawk", "jq", "srm", "trash", "trash-put", "link"
 )
 
 /** The first operand is a pattern or program, not a path (unless given with -e/-f). */
@@ -72,7 +72,7 @@ export const MODIFYING_COMMANDS: ReadonlySet<string> = set(
 )
 
 /** Last operand is the destination; with `-t DIR` every operand is a source. */
-const DESTINATION_LAST = set("cp", "mv", "install", "ln", "rsync")
+const DESTINATION_LAST = set("cp", "mv", "install", "ln", "link", "rsync")
 /** Commands that delete their operands: a delete is an edit, asked under `edit` like a write. */
 export const DELETING_COMMANDS: ReadonlySet<string> = set("rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put")
 const WRITE_ALL = set("tee", "truncate", "touch", ...DELETING_COMMANDS)
@@ -212,7 +212,7 @@ export const commandPaths = (name: string, args: ReadonlyArray<Word>): CommandPa
     options.some((o) => o.name === "--in-place" || (!o.name.startsWith("--") && /^-[a-zA-Z]*i/.test(o.name)))
   const kind: Kind = name === "cd" || name === "pushd" ? "directory" : "any"
   const targetOption = options.some((o) => o.name === "-t" || o.name === "--target-directory")
-  const linking = name === "ln" ||
+  const linking = name === "ln" || name === "link" ||
     (name === "cp" && options.some((o) => o.name === "-s" || o.name === "-l" || o.name === "--symbolic-link" || o.name === "--link"))
   const targetDirectory = options.find((o) => o.name === "-t" || o.name === "--target-directory")?.value
   // Where links are made: the -t directory, the last operand, or (one operand) the current directory.

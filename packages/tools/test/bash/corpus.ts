@@ -195,6 +195,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("link", "cp -s /etc/passwd p; cat p", ext("/etc/*"), edit("p"), bash("cp -s /etc/passwd p", "cat p", U("cp -s /etc/passwd p; cat p"))),
   c("link", "ln -s ../outside sub/l", edit("sub/l"), bash("ln -s ../outside sub/l")),
   c("link", "ln -s a.txt b.txt", edit("b.txt"), bash("ln -s a.txt b.txt")),
+  c("link", "link /etc/passwd h; cat h", ext("/etc/*"), edit("h"), bash("link /etc/passwd h", "cat h", U("link /etc/passwd h; cat h"))),
 
   // Code read from standard input, a descriptor or a process substitution: nobody sees it first.
   c("stdin", "echo rm x | sh", bash("echo rm x", "sh", U("echo rm x | sh"))),
