@@ -185,9 +185,14 @@ export const sedEffects = (script: string): SedEffects => {
       i = next
       continue
     }
+    if (c === ":" || c === "b" || c === "t" || c === "T") {
+      // a label: to the next `;` or the end of the line (`:a;N;$!ba;s/\n/ /`)
+      while (i < script.length && script[i] !== ";" && script[i] !== "\n") i++
+      continue
+    }
     if (c === "e") runs = true
-    if (c === "a" || c === "i" || c === "c" || c === "e" || c === ":" || c === "b" || c === "t" || c === "T") {
-      // text, a command or a label: to the end of the line (GNU: `a\` continues on the next lines)
+    if (c === "a" || c === "i" || c === "c" || c === "e") {
+      // text or a command: to the end of the line (GNU: `a\` continues on the next lines)
       let { next } = lineFrom(script, i + 1)
       while (next > 1 && script[next - 2] === "\\" && next < script.length) next = lineFrom(script, next).next
       i = next

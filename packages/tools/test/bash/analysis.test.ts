@@ -281,7 +281,9 @@ describe("sed scripts", () => {
     ["y/abc/xyz/;p", { writes: [], reads: [], runs: false }],
     ["/^#/d; s|/a|/b|", { writes: [], reads: [], runs: false }],
     ["a\\\nwrite me", { writes: [], reads: [], runs: false }],
-    ["$!{N;s/\\n/ /}", { writes: [], reads: [], runs: false }]
+    ["$!{N;s/\\n/ /}", { writes: [], reads: [], runs: false }],
+    [":a;N;$!ba;s/\\n/ /g;w joined.txt", { writes: ["joined.txt"], reads: [], runs: false }],
+    ["/x/bend;s/a/b/e;:end", { writes: [], reads: [], runs: true }]
   ]
   for (const [script, expected] of table) {
     it(`${JSON.stringify(script)}`, () => {
