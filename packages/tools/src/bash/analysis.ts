@@ -9,7 +9,7 @@
  * whole command text and never lets a rule allow it silently.
  */
 import { Effect, Schema } from "effect"
-import type { Node } from "web-tree-sitter"
+import type { Node, TreeCursor } from "web-tree-sitter"
 import { expandBraces, MAX_BRACE_WORDS, wordFromText } from "./braces.ts"
 import { codeVariable, hiddenCode, sedEffects, sedScripts } from "./code.ts"
 import type { SyncParser } from "./parser.ts"
@@ -148,12 +148,16 @@ class Walker {
       this.parser.withTree(source, (tree) => {
         if (tree === null) return this.unsupport("the command could not be parsed")
         const outer = this.clean
+        const outerCursor = this.cursor
         this.clean = !tree.rootNode.hasError
+        this.cursor = tree.walk()
         try {
           if (!this.clean) this.unsupport(`syntax error near: ${errorSnippet(tree.rootNode)}`)
           this.walk(tree.rootNode, state)
         } finally {
+          this.cursor.delete()
           this.clean = outer
+          this.cursor = outerCursor
         }
       })
     } finally {
@@ -163,6 +167,8 @@ class Walker {
 
   /** The tree being walked has no error anywhere: no node needs its own `hasError` check. */
   private clean = true
+  /** One cursor per tree being walked, reset onto each command. */
+  private cursor: TreeCursor | undefined
   /** How deep the walk is, in syntax levels and wrappers. */
   private level = 0
 
@@ -255,17 +261,15 @@ class Walker {
     const env = { home: this.home, cwd: state.cwd }
     const words: Array<Word> = []
     const assignments: Array<Word> = []
-    // One cursor over the children: `child(i)` and `fieldNameForChild(i)` walk the siblings each time.
-    const cursor = node.walk()
+    // The tree's cursor over the children: `child(i)` and `fieldNameForChild(i)` walk the siblings
+    // each time. All children are read before any is analysed (which moves the cursor again).
+    const cursor = this.cursor!
+    cursor.reset(node)
     const children: Array<readonly [Node, string | null]> = []
-    try {
-      if (cursor.gotoFirstChild()) {
-        do {
-          if (cursor.nodeIsNamed) children.push([cursor.currentNode, cursor.currentFieldName])
-        } while (cursor.gotoNextSibling())
-      }
-    } finally {
-      cursor.delete()
+    if (cursor.gotoFirstChild()) {
+      do {
+        if (cursor.nodeIsNamed) children.push([cursor.currentNode, cursor.currentFieldName])
+      } while (cursor.gotoNextSibling())
     }
     for (const [child, field] of children) {
       const type = child.type
