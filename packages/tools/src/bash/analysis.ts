@@ -1,12 +1,17 @@
 /**
  * The permission analysis of a bash command, pure and synchronous once the parser is loaded: which
  * commands can run (each part of every chain, substitution, subshell, loop, function and wrapper),
- * the `bash` patterns and `always` patterns for them, and the paths they touch (arguments,
- * redirect targets, `cd` effects), resolved lexically against the tracked working directory.
+ * the `bash` patterns and `always` patterns for them, and the paths they touch (arguments after
+ * brace expansion, redirect targets, `cd` effects), made absolute against the tracked working
+ * directory with their `..` segments kept for Workspace to resolve after symlinks.
  *
  * Anything it cannot see through (a syntax error, a command name known only at run time, a path
- * argument built from variables, `cd $X`) is listed in `unsupported`: the tool then asks for the
- * whole command text and never lets a rule allow it silently.
+ * argument built from variables, `cd $X`, code read from stdin, inline interpreter code, a path
+ * through a link the script made) is listed in `unsupported`: the tool then asks for the whole
+ * command text and never lets a rule allow it silently.
+ *
+ * The work is linear in the size of the command; `analyzeBounded` refuses commands over
+ * `MAX_COMMAND_BYTES` and nesting past `MAX_NESTING` with a BashAnalysisError.
  */
 import { Effect, Schema } from "effect"
 import type { Node, TreeCursor } from "web-tree-sitter"

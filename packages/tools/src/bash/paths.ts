@@ -3,10 +3,14 @@
  *
  * - File commands (`FILE_COMMANDS`): every operand is a path; one we cannot resolve (`rm "$X"`)
  *   makes the command unanalysable, since it may touch anything.
- * - Every other command: any literal argument that looks like a path (`/…`, `~…`, `./…`, `../…`,
- *   `--out=/…`, `-o/…`) is checked; plain words (`src`, `main`) cannot leave the directory.
+ * - Every other command: any literal argument that looks like a path (`/…`, `~…`, `./…`, a `..`
+ *   segment anywhere, `--out=/…`, `-o/…`, `NAME=../…`) is checked; plain words (`src`, `main`)
+ *   cannot leave the directory.
  * - Writes: redirect targets, cp/mv/install/ln/rsync destinations (and mv sources, which vanish),
- *   tee/truncate/touch files, `sed -i` files, `dd of=`, `sort -o`: also checked against `edit`.
+ *   tee/truncate/touch files, `sed -i` files, `dd of=`, `sort -o`, and deletes (rm, rmdir,
+ *   unlink, shred): also checked against `edit`.
+ * - Links: where ln / cp -s make them, so later paths through them can be flagged; a relative
+ *   `ln -s` target is resolved from the link's directory.
  */
 import type { Word } from "./words.ts"
 
