@@ -13,7 +13,10 @@ import { Bash } from "@agent-tools/tools"
 /** Commands of at least this many characters are analysed on the worker. */
 export const OFFLOAD_CHARS = 4 * 1024
 
-type Reply = { readonly id: number; readonly analysis: Bash.Analysis } | { readonly id: number; readonly error: string }
+type Reply =
+  | { readonly id: number; readonly analysis: Bash.Analysis }
+  | { readonly id: number; readonly bound: string }
+  | { readonly id: number; readonly error: string }
 
 // The worker entry beside this module: `.ts` when running from sources, `.js` when built.
 const entry = new URL(`./internal/analysisWorker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url)
@@ -46,13 +49,19 @@ export const make = Effect.gen(function*() {
   )
 
   const onWorker = (source: string, options: Bash.AnalysisOptions) =>
-    Effect.callback<Bash.Analysis, string>((resume) => {
+    Effect.callback<Bash.Analysis, string | Bash.BashAnalysisError>((resume) => {
       const id = nextId++
       const w = worker ??= start()
       pending.set(id, (reply) => {
         pending.delete(id)
         if (pending.size === 0) w.unref()
-        resume("error" in reply ? Effect.fail(reply.error) : Effect.succeed(reply.analysis))
+        resume(
+          "error" in reply
+            ? Effect.fail(reply.error)
+            : "bound" in reply
+            ? Effect.fail(new Bash.BashAnalysisError({ message: reply.bound }))
+            : Effect.succeed(reply.analysis)
+        )
       })
       w.ref() // the process waits for an answer being computed
       try {
@@ -68,17 +77,22 @@ export const make = Effect.gen(function*() {
     })
 
   const analyzer: Bash.Analyzer = {
-    analyze: (parser, source, options) =>
-      source.length < OFFLOAD_CHARS
-        ? Bash.analyzeInPlace.analyze(parser, source, options)
-        : onWorker(source, options).pipe(
-          Effect.catch((error) =>
-            Effect.logWarning(`${error}; analysing on the main thread`).pipe(
+    analyze: (parser, source, options) => {
+      if (source.length < OFFLOAD_CHARS) return Bash.analyzeInPlace.analyze(parser, source, options)
+      // Over the size limit: refused here, never sent.
+      const tooLarge = Bash.sizeError(source)
+      if (tooLarge !== undefined) return Effect.fail(tooLarge)
+      return onWorker(source, options).pipe(
+        Effect.catch((error) =>
+          typeof error !== "string"
+            ? Effect.fail(error)
+            : Effect.logWarning(`${error}; analysing on the main thread`).pipe(
               Effect.andThen(Bash.analyzeInPlace.analyze(parser, source, options))
             )
-          ),
-          Effect.withSpan("AnalysisWorker.analyze")
-        )
+        ),
+        Effect.withSpan("AnalysisWorker.analyze")
+      )
+    }
   }
   return analyzer
 })

@@ -62,6 +62,22 @@ describe("AnalysisWorker", () => {
         assert.deepStrictEqual(offloaded.result, inPlace.result)
       })), { timeout: 60_000 })
 
+  it.live("the analysis bounds hold on the worker: nesting and size are the command's errors, not a fallback", () =>
+    withWorker((analyzer, parser) =>
+      Effect.gen(function*() {
+        let deep = "ls"
+        for (let i = 0; i < 1000; i++) deep = `echo $(${deep})`
+        const logs: Array<string> = []
+        const logger = Logger.make(({ message }) => void logs.push(String(message)))
+        const nested = yield* Effect.flip(analyzer.analyze(parser, big(deep), options).pipe(Effect.provide(Logger.layer([logger]))))
+        assert.strictEqual(nested._tag, "BashAnalysisError")
+        assert.match(nested.message, /^The command nests more than 500 levels deep/)
+        const large = yield* Effect.flip(analyzer.analyze(parser, `echo ${"x".repeat(Bash.MAX_COMMAND_BYTES)}`, options))
+        assert.strictEqual(large._tag, "BashAnalysisError")
+        assert.match(large.message, /^The command is 131077 bytes; a command may be at most 131072 bytes \(128 KiB\)/)
+        assert.deepStrictEqual(logs, []) // no fallback to the main thread
+      })), { timeout: 60_000 })
+
   it.live("what cannot be sent to the worker is analysed in place, with a warning", () =>
     withWorker((analyzer, parser) =>
       Effect.gen(function*() {

@@ -1,6 +1,7 @@
 /**
  * The worker thread of `AnalysisWorker`: loads the bash parser once, then answers each
- * `{ id, source, options }` with `{ id, analysis }` or `{ id, error }`.
+ * `{ id, source, options }` with `{ id, analysis }`, `{ id, bound }` (the command is nested past the
+ * analysis's bound) or `{ id, error }`.
  */
 import { parentPort } from "node:worker_threads"
 import { Effect, ManagedRuntime } from "effect"
@@ -24,7 +25,9 @@ parentPort?.on("message", (request: Request) => {
       try {
         parentPort?.postMessage({ id: request.id, analysis: Bash.analyze(p, request.source, request.options) })
       } catch (cause) {
-        parentPort?.postMessage({ id: request.id, error: cause instanceof Error ? cause.message : String(cause) })
+        // Past the nesting bound: the command's own error, not a failure of the worker.
+        if (cause instanceof Bash.BashAnalysisError) parentPort?.postMessage({ id: request.id, bound: cause.message })
+        else parentPort?.postMessage({ id: request.id, error: cause instanceof Error ? cause.message : String(cause) })
       }
     },
     (cause: unknown) => parentPort?.postMessage({ id: request.id, error: cause instanceof Error ? cause.message : String(cause) })

@@ -574,6 +574,14 @@ const utf8Bytes = (text: string): number => {
   return bytes
 }
 
+/** The error for a command over `MAX_COMMAND_BYTES`; undefined when it is within the limit. */
+export const sizeError = (source: string): BashAnalysisError | undefined => {
+  const bytes = source.length > MAX_COMMAND_BYTES / 4 ? utf8Bytes(source) : 0
+  return bytes <= MAX_COMMAND_BYTES ? undefined : new BashAnalysisError({
+    message: `The command is ${bytes} bytes; a command may be at most ${MAX_COMMAND_BYTES} bytes (${MAX_COMMAND_BYTES / 1024} KiB), the most a shell accepts as one argument. Write longer scripts to a file and run that file.`
+  })
+}
+
 /**
  * `analyze` within its bounds: a command over `MAX_COMMAND_BYTES` is refused before parsing, and
  * nesting past `MAX_NESTING` fails cleanly. The work is linear in the size of the command, so the
@@ -585,14 +593,8 @@ export const analyzeBounded = (
   options: Options
 ): Effect.Effect<Analysis, BashAnalysisError> =>
   Effect.suspend(() => {
-    const bytes = source.length > MAX_COMMAND_BYTES / 4 ? utf8Bytes(source) : 0
-    if (bytes > MAX_COMMAND_BYTES) {
-      return Effect.fail(
-        new BashAnalysisError({
-          message: `The command is ${bytes} bytes; a command may be at most ${MAX_COMMAND_BYTES} bytes (${MAX_COMMAND_BYTES / 1024} KiB), the most a shell accepts as one argument. Write longer scripts to a file and run that file.`
-        })
-      )
-    }
+    const tooLarge = sizeError(source)
+    if (tooLarge !== undefined) return Effect.fail(tooLarge)
     try {
       return Effect.succeed(analyze(parser, source, options))
     } catch (error) {

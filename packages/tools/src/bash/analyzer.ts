@@ -5,21 +5,24 @@
  * big commands to a worker thread); by default it runs in place, on the calling thread.
  */
 import { Context, Effect, Layer } from "effect"
-import { analyze, type Analysis, type Options } from "./analysis.ts"
+import { type Analysis, analyzeBounded, type BashAnalysisError, type Options } from "./analysis.ts"
 import type { BashParserError, SyncParser } from "./parser.ts"
 
 export interface Analyzer {
-  /** Analyses `source`; `parser` loads the in-thread parser, for an analyzer that needs it. */
+  /**
+   * Analyses `source`; `parser` loads the in-thread parser, for an analyzer that needs it. A
+   * command over the size or nesting bounds fails with BashAnalysisError, wherever it runs.
+   */
   readonly analyze: (
     parser: Effect.Effect<SyncParser, BashParserError>,
     source: string,
     options: Options
-  ) => Effect.Effect<Analysis, BashParserError>
+  ) => Effect.Effect<Analysis, BashParserError | BashAnalysisError>
 }
 
 /** On the calling thread. */
 export const inPlace: Analyzer = {
-  analyze: (parser, source, options) => Effect.map(parser, (p) => analyze(p, source, options))
+  analyze: (parser, source, options) => Effect.flatMap(parser, (p) => analyzeBounded(p, source, options))
 }
 
 export const BashAnalyzer = Context.Reference<Analyzer>("@agent-tools/tools/bash/BashAnalyzer", {

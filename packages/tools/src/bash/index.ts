@@ -16,7 +16,7 @@
  */
 export { BashTool, parameters } from "./tool.ts"
 export type { Parameters } from "./tool.ts"
-export { analyze, analyzeBounded, BashAnalysisError, MAX_COMMAND_BYTES, MAX_NESTING } from "./analysis.ts"
+export { analyze, analyzeBounded, BashAnalysisError, MAX_COMMAND_BYTES, MAX_NESTING, sizeError } from "./analysis.ts"
 export { BashAnalyzer, inPlace as analyzeInPlace, layer as analyzerLayer } from "./analyzer.ts"
 export type { Analyzer } from "./analyzer.ts"
 export type { Analysis, Command, Options as AnalysisOptions, PathSource, PathUse } from "./analysis.ts"
