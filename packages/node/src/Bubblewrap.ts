@@ -83,8 +83,8 @@ export const bwrapArguments = (options: {
   readonly system: ReadonlyArray<SystemEntry>
   readonly extraWritable: ReadonlyArray<string>
   readonly extraReadable: ReadonlyArray<string>
-  /** The private directory, and where it appears (the OS temp dir). */
-  readonly tmp: { readonly source: string; readonly target: string }
+  /** The private directory, and where it appears (the OS temp dir); none when nothing is hidden. */
+  readonly tmp: { readonly source: string; readonly target: string } | undefined
 }): Array<string> => {
   const { policy } = options
   const args = ["--die-with-parent", "--unshare-user-try", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
@@ -108,13 +108,16 @@ export const bwrapArguments = (options: {
   for (const path of [...options.extraWritable, ...policy.writable]) add(path, true)
   add(policy.root, true)
   const ordered = [...mounts.values()].sort((a, b) => depth(a.path) - depth(b.path))
-  // The private temp directory replaces the OS one; paths under it (a workspace in /tmp) come after.
-  const before = ordered.filter((m) => depth(m.path) <= depth(options.tmp.target) && !within(options.tmp.target, m.path))
-  const after = ordered.filter((m) => !before.includes(m))
   const bind = (m: Mount) => [m.writable ? "--bind-try" : "--ro-bind-try", m.path, m.path]
-  args.push(...before.flatMap(bind))
-  args.push("--bind", options.tmp.source, options.tmp.target)
-  args.push(...after.flatMap(bind))
+  const { tmp } = options
+  if (tmp === undefined) args.push(...ordered.flatMap(bind))
+  else {
+    // The private temp directory replaces the OS one; paths under it (a workspace in /tmp) come after.
+    const before = ordered.filter((m) => depth(m.path) <= depth(tmp.target) && !within(tmp.target, m.path))
+    args.push(...before.flatMap(bind))
+    args.push("--bind", tmp.source, tmp.target)
+    args.push(...ordered.filter((m) => !before.includes(m)).flatMap(bind))
+  }
   args.push("--dev", "/dev", "--proc", "/proc")
   // The skeleton bwrap builds the mount points in stays read-only: writes there fail with EROFS.
   if (policy.outside !== "writable") args.push("--remount-ro", "/")
@@ -216,8 +219,9 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
   }
   const wrap = Effect.fn("Bubblewrap.wrap")(function*(command: Sandbox.Command, policy: Sandbox.Policy) {
     // Removed when the call's scope closes; a process of the call may still be dying while it
-    // is removed, so the removal is retried and never fails the call.
-    const source = yield* Effect.acquireRelease(
+    // is removed, so the removal is retried and never fails the call. When nothing outside is
+    // hidden, the temp dir is the host's, like every other path.
+    const source = policy.outside === "writable" ? undefined : yield* Effect.acquireRelease(
       fs.makeTempDirectory({ prefix: "agent-tools-sandbox-" }).pipe(
         Effect.mapError((cause) =>
           new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's temp directory: ${cause.message}`, cause })
@@ -235,7 +239,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
       system,
       extraWritable,
       extraReadable,
-      tmp: { source, target: path.dirname(source) }
+      tmp: source === undefined ? undefined : { source, target: path.dirname(source) }
     })
     return { command: options.bwrap, args: [...args, "--", command.command, ...command.args] } satisfies Sandbox.Command
   })
