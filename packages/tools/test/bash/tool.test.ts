@@ -131,6 +131,24 @@ describe("bash tool: results", () => {
       assert.deepStrictEqual([result.metadata.reason, result.metadata.exit, result.metadata.timeout], ["timeout", null, 1_000])
     }))
 
+  live("without a sandbox: says so in the metadata, and claims only the kills it verified", {}, () =>
+    Effect.gen(function*() {
+      const plain = yield* call(args("echo hi"))
+      assert.strictEqual(plain.result.metadata.sandboxed, false)
+      assert.strictEqual(plain.result.metadata.sandboxReason, "no sandbox layer was provided")
+      const killed = yield* call(args("sleep 100 & echo started"))
+      assert.strictEqual(
+        killed.result.output,
+        "started\n\n<bash_metadata>\nBackground processes still held the output 250 ms after the command finished; they were terminated.\n</bash_metadata>"
+      )
+      const escaped = yield* call(args("setsid sh -c 'echo \"pid $$\"; sleep 100' & sleep 0.2; echo started"))
+      for (const m of escaped.result.output.matchAll(/pid (\d+)/g)) process.kill(Number(m[1]), "SIGKILL")
+      assert.include(
+        escaped.result.output,
+        "<bash_metadata>\nBackground processes still held the output 250 ms after the command finished; the command's process group was killed, but a process that left the process group (setsid, a daemon) still held the output when the call returned and may still be running.\n</bash_metadata>"
+      )
+    }))
+
   live("a timeout above the maximum is clamped, and the result says so", { config: { maxTimeout: 1_000 } }, () =>
     Effect.gen(function*() {
       const { result } = yield* call(args("echo quick", { timeout: 999_999 }))
