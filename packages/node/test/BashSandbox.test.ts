@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Tool, ToolRegistry } from "@agent-tools/core"
 import { NodeAgentTools } from "@agent-tools/node"
 import type { AgentConfig } from "@agent-tools/node"
@@ -59,6 +59,8 @@ describe("bash in the sandbox", () => {
         assert.strictEqual(result.output, "hi\n")
         assert.strictEqual(result.metadata.sandboxed, true)
         assert.strictEqual(result.metadata.sandboxReason, undefined)
+        const tool = yield* ToolRegistry.ToolRegistry.use((r) => r.get("bash"))
+        assert.include(Option.getOrThrow(tool).description, "- Commands run in a sandbox: the workspace and a private temp directory are writable")
       })))
 
   live("mode off: metadata.sandboxed is false, with the reason", () =>
@@ -67,6 +69,8 @@ describe("bash in the sandbox", () => {
         const result = yield* bash("echo hi")
         assert.strictEqual(result.metadata.sandboxed, false)
         assert.strictEqual(result.metadata.sandboxReason, `sandbox.mode is "off"`)
+        const tool = yield* ToolRegistry.ToolRegistry.use((r) => r.get("bash"))
+        assert.notInclude(Option.getOrThrow(tool).description, "Commands run in a sandbox")
       })))
 
   live("a path the analysis cannot see is hidden by the kernel, and the result says why", () =>

@@ -167,7 +167,8 @@ export const BashTool = Tool.define(
         defaultTimeout: config.defaultTimeout,
         maxTimeout: config.maxTimeout,
         maxLines: limits.maxLines,
-        maxBytes: limits.maxBytes
+        maxBytes: limits.maxBytes,
+        sandbox: sandbox.status.sandboxed ? { network: sandbox.status.network } : undefined
       }),
       parameters,
       execute,
