@@ -7,7 +7,12 @@
  * - a live preview (the last N characters) at most every `previewInterval` ms, not per chunk;
  * - timeout or abort: SIGTERM to the group, SIGKILL after the grace, then stop reading even if
  *   a detached grandchild still holds the pipe; the output read so far is kept;
- * - after the shell exits, background jobs get `exitDrain` ms to finish writing, then are killed.
+ * - after the shell exits, background jobs get `exitDrain` ms to finish writing, then are killed;
+ * - with a `sandbox`, the shell runs inside it (`Sandbox.wrap`): the bubblewrap sandbox gives it a
+ *   PID namespace, so every process of the call (`setsid` and daemons included) ends when the
+ *   shell exits or the tree is killed. Without one, a process that left the process group can
+ *   survive: `escaped` reports when one still held the output after the kill, and the result never
+ *   claims more than was verified.
  */
 import { Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Schedule, Schema, Scope, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
