@@ -382,3 +382,40 @@ describe("Bubblewrap.layer", () => {
       assert.deepStrictEqual(yield* status({ mode: "off" }), { sandboxed: false, reason: `sandbox.mode is "off"`, required: false })
     }))
 })
+
+describe("bwrapArguments", () => {
+  const policy: Sandbox.Policy = { root: "/tmp/p/ws", cwd: "/tmp/p/ws/sub", writable: [], readable: [], outside: "hidden" }
+  const system: ReadonlyArray<Bubblewrap.SystemEntry> = [
+    { _tag: "symlink", path: "/bin", target: "usr/bin" },
+    { _tag: "bind", path: "/usr" },
+    { _tag: "bind", path: "/tmp/p/ws/node_modules/.bin" }
+  ]
+  const tmp = { source: "/tmp/agent-tools-sandbox-x", target: "/tmp" }
+  const args = (over: Partial<Parameters<typeof Bubblewrap.bwrapArguments>[0]> = {}) =>
+    Bubblewrap.bwrapArguments({ policy, network: "allow", system, extraWritable: [], extraReadable: [], tmp, ...over }).join(" ")
+
+  it("parents before children, the private tmp before what lies under it, the skeleton read-only", () => {
+    assert.strictEqual(
+      args({ policy: { ...policy, readable: ["/tmp/p"], writable: ["/srv/out"] }, extraReadable: ["/opt/sdk"] }),
+      "--die-with-parent --unshare-user-try --unshare-pid --unshare-ipc --unshare-uts --symlink usr/bin /bin " +
+        "--ro-bind-try /usr /usr --bind /tmp/agent-tools-sandbox-x /tmp --ro-bind-try /opt/sdk /opt/sdk " +
+        "--ro-bind-try /tmp/p /tmp/p --bind-try /srv/out /srv/out --bind-try /tmp/p/ws /tmp/p/ws " +
+        "--dev /dev --proc /proc --remount-ro / --chdir /tmp/p/ws/sub"
+    )
+  })
+
+  it("a path both readable and writable is writable; network deny unshares the network", () => {
+    const text = args({ policy: { ...policy, readable: ["/data"], writable: ["/data"] }, network: "deny" })
+    assert.include(text, "--unshare-net")
+    assert.include(text, "--bind-try /data /data")
+    assert.notInclude(text, "--ro-bind-try /data")
+  })
+
+  it("outside writable: the whole file system as it is, no private tmp", () => {
+    assert.strictEqual(
+      args({ policy: { ...policy, outside: "writable" }, tmp: undefined }),
+      "--die-with-parent --unshare-user-try --unshare-pid --unshare-ipc --unshare-uts " +
+        "--bind-try / / --bind-try /tmp/p/ws /tmp/p/ws --dev /dev --proc /proc --chdir /tmp/p/ws/sub"
+    )
+  })
+})
