@@ -83,6 +83,12 @@ describe("bash in the sandbox", () => {
           result.output,
           "The sandbox blocked ../outside/secret: paths outside the workspace are not visible unless approved for the call."
         )
+        // Through the link: a lexical resolve would call this path inside; the host has the file.
+        const throughLink = yield* bash(`/usr/bin/perl -e 'open(F, "<", "link" . "/../outside/secret") or die "cannot open link/../outside/secret: $!\\n"'`)
+        assert.strictEqual(
+          throughLink.output,
+          "cannot open link/../outside/secret: No such file or directory\n\n<bash_metadata>\nExit code 2.\nThe sandbox blocked link/../outside/secret: paths outside the workspace are not visible unless approved for the call. To use such a path, name it in the command so that access is asked for (external_directory), or ask the user to add it to sandbox.extraReadable / sandbox.extraWritable.\n</bash_metadata>"
+        )
         const write = yield* bash(`/usr/bin/perl -e 'open(F, ">", "/usr/owned") or die "cannot open /usr/owned: $!\\n"'`)
         assert.include(write.output, "cannot open /usr/owned: Read-only file system")
         assert.include(write.output, "The sandbox blocked /usr/owned: outside the workspace, files cannot be written")

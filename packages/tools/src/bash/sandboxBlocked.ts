@@ -8,7 +8,7 @@
  * path beside the error; each such path is resolved from the command's directory, and reported
  * when it lies outside everything the call could reach.
  */
-import { Effect } from "effect"
+import { Effect, FileSystem } from "effect"
 import { type Sandbox, Workspace } from "@agent-tools/core"
 
 type Kind = "read-only" | "denied" | "missing"
@@ -49,6 +49,7 @@ export const blockedPaths = Effect.fn("Bash.blockedPaths")(function*(
   options: { readonly cwd: string; readonly policy: Sandbox.Policy; readonly system: ReadonlyArray<string> }
 ) {
   const workspace = yield* Workspace.Workspace
+  const fs = yield* FileSystem.FileSystem
   const { policy } = options
   if (policy.outside === "writable") return []
   const reachable = (real: string, kind: Kind) =>
@@ -68,9 +69,12 @@ export const blockedPaths = Effect.fn("Bash.blockedPaths")(function*(
       seen.add(absolute)
       // A missing system file is missing outside the sandbox too.
       if (kind === "missing" && options.system.some((s) => within(s, absolute))) continue
+      // Missing inside the sandbox but present on the host: the sandbox hid it, whatever a
+      // lexical resolve says (`link/../x` follows the link first).
+      const hidden = kind === "missing" && (yield* fs.exists(absolute).pipe(Effect.orElseSucceed(() => false)))
       const resolved = yield* workspace.resolve(absolute).pipe(Effect.option)
       const real = resolved._tag === "Some" ? resolved.value.real : absolute
-      if (reachable(real, kind)) continue
+      if (!hidden && reachable(real, kind)) continue
       blocked.push({ path: shown, kind })
       if (blocked.length >= MAX_PATHS) return blocked
     }
