@@ -7,7 +7,9 @@
  *   PATH, Node's install directory, `extraReadable`), read-only;
  * - the workspace, writable, and `extraWritable`;
  * - the paths approved for this call (the policy's `readable` / `writable`);
- * - a private temp directory at the OS temp dir's path, deleted when the call ends;
+ * - a private temp directory at the OS temp dir's path, and a private, empty, writable home
+ *   directory at HOME holding only the user's git config read-only — both deleted when the
+ *   call ends (tools that write caches or dot files there work; nothing of the real home leaks);
  * - fresh `/dev` and `/proc` (only the call's own processes are visible).
  *
  * Everything else is absent, so a read of an outside path fails with "No such file or directory"
@@ -21,6 +23,7 @@
  * one-line warning (on the logger: stderr for the CLI and the MCP server).
  */
 import { Config, Duration, Effect, FileSystem, Layer, Option, Path, Schedule, Stream } from "effect"
+import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { Sandbox } from "@agent-tools/core"
 
@@ -58,6 +61,9 @@ export const SYSTEM_DIRECTORIES: ReadonlyArray<string> = [
   "/run/systemd/resolve"
 ]
 
+/** The user's files every call sees read-only in its private home (no secrets: no keys, no tokens). */
+export const HOME_FILES: ReadonlyArray<string> = [".gitconfig", ".config/git"]
+
 /** A system path: a directory bound read-only, or a symbolic link recreated as it is. */
 export type SystemEntry =
   | { readonly _tag: "bind"; readonly path: string }
@@ -66,6 +72,8 @@ export type SystemEntry =
 interface Mount {
   readonly path: string
   readonly writable: boolean
+  /** Mounted from elsewhere (the private home); the path itself otherwise. */
+  readonly source?: string | undefined
 }
 
 const depth = (path: string) => path === "/" ? 0 : path.split("/").length - 1
@@ -85,6 +93,11 @@ export const bwrapArguments = (options: {
   readonly extraReadable: ReadonlyArray<string>
   /** The private directory, and where it appears (the OS temp dir); none when nothing is hidden. */
   readonly tmp: { readonly source: string; readonly target: string } | undefined
+  /**
+   * A private, empty, writable home directory for the call (so caches and dot files written there
+   * work and vanish), and the user's files mounted read-only into it (`.gitconfig`).
+   */
+  readonly home?: { readonly source: string; readonly target: string; readonly files: ReadonlyArray<string> } | undefined
 }): Array<string> => {
   const { policy } = options
   const args = ["--die-with-parent", "--unshare-user-try", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
@@ -103,12 +116,16 @@ export const bwrapArguments = (options: {
       if (entry._tag === "symlink") args.push("--symlink", entry.target, entry.path)
       else add(entry.path, false)
     }
-    for (const path of [...options.extraReadable, ...policy.readable]) add(path, false)
+    if (options.home !== undefined && !within(policy.root, options.home.target)) {
+      mounts.set(options.home.target, { path: options.home.target, writable: true, source: options.home.source })
+    }
+    for (const path of [...(options.home?.files ?? []), ...options.extraReadable, ...policy.readable]) add(path, false)
   }
   for (const path of [...options.extraWritable, ...policy.writable]) add(path, true)
   add(policy.root, true)
   const ordered = [...mounts.values()].sort((a, b) => depth(a.path) - depth(b.path))
-  const bind = (m: Mount) => [m.writable ? "--bind-try" : "--ro-bind-try", m.path, m.path]
+  const bind = (m: Mount) =>
+    m.source === undefined ? [m.writable ? "--bind-try" : "--ro-bind-try", m.path, m.path] : ["--bind", m.source, m.path]
   const { tmp } = options
   if (tmp === undefined) args.push(...ordered.flatMap(bind))
   else {
@@ -207,6 +224,14 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
   const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
   const onPath = options.path ?? splitPath(Option.getOrUndefined(pathVariable))
   const system = yield* systemEntries([...SYSTEM_DIRECTORIES, ...onPath, nodeDir])
+  const homeVariable = yield* Config.option(Config.String("HOME")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  const homeValue = Option.getOrUndefined(homeVariable)
+  const home = homeValue !== undefined && homeValue.startsWith("/") && homeValue !== "/" ? homeValue : undefined
+  const homeFiles: Array<string> = []
+  for (const file of HOME_FILES) {
+    const full = home === undefined ? undefined : path.join(home, file)
+    if (full !== undefined && (yield* fs.exists(full).pipe(Effect.orElseSucceed(() => false)))) homeFiles.push(full)
+  }
   const absolute = (paths: ReadonlyArray<string> | undefined) => (paths ?? []).map((p) => path.resolve(p))
   const extraWritable = absolute(options.extraWritable)
   const extraReadable = absolute(options.extraReadable)
@@ -218,28 +243,33 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
     writable: extraWritable
   }
   const wrap = Effect.fn("Bubblewrap.wrap")(function*(command: Sandbox.Command, policy: Sandbox.Policy) {
-    // Removed when the call's scope closes; a process of the call may still be dying while it
-    // is removed, so the removal is retried and never fails the call. When nothing outside is
-    // hidden, the temp dir is the host's, like every other path.
-    const source = policy.outside === "writable" ? undefined : yield* Effect.acquireRelease(
-      fs.makeTempDirectory({ prefix: "agent-tools-sandbox-" }).pipe(
-        Effect.mapError((cause) =>
-          new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's temp directory: ${cause.message}`, cause })
-        )
-      ),
+    const setup = (cause: PlatformError) =>
+      new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's private directories: ${cause.message}`, cause })
+    // One directory per call holding its private `tmp` and `home`; removed when the call's scope
+    // closes. A process of the call may still be dying then, so the removal is retried and never
+    // fails the call. When nothing outside is hidden, the host's temp and home are used as they are.
+    const dir = policy.outside === "writable" ? undefined : yield* Effect.acquireRelease(
+      fs.makeTempDirectory({ prefix: "agent-tools-sandbox-" }).pipe(Effect.mapError(setup)),
       (dir) =>
         fs.remove(dir, { recursive: true, force: true }).pipe(
           Effect.retry({ times: 5, schedule: Schedule.spaced(Duration.millis(50)) }),
           Effect.ignore
         )
     )
+    if (dir !== undefined) {
+      yield* fs.makeDirectory(path.join(dir, "tmp")).pipe(Effect.mapError(setup))
+      if (home !== undefined) yield* fs.makeDirectory(path.join(dir, "home")).pipe(Effect.mapError(setup))
+    }
     const args = bwrapArguments({
       policy,
       network: policy.network ?? network,
       system,
       extraWritable,
       extraReadable,
-      tmp: source === undefined ? undefined : { source, target: path.dirname(source) }
+      tmp: dir === undefined ? undefined : { source: path.join(dir, "tmp"), target: path.dirname(dir) },
+      home: dir === undefined || home === undefined
+        ? undefined
+        : { source: path.join(dir, "home"), target: home, files: homeFiles }
     })
     return { command: options.bwrap, args: [...args, "--", command.command, ...command.args] } satisfies Sandbox.Command
   })

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { Events, Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
 import { Bubblewrap } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
@@ -34,6 +34,8 @@ const fixture = () => {
 
 interface RunIn {
   readonly ws: string
+  readonly env?: Record<string, string>
+  readonly config?: Record<string, string>
   readonly policy?: Partial<Sandbox.Policy>
   readonly layer?: Bubblewrap.Options
   readonly timeout?: number
@@ -49,7 +51,7 @@ const sandboxed = (command: string, options: RunIn) =>
       cwd: options.policy?.cwd ?? options.ws,
       shell: { path: "/bin/bash", name: "bash", kind: "posix" },
       platform: "linux",
-      env: Bash.NON_INTERACTIVE_ENV,
+      env: { ...Bash.NON_INTERACTIVE_ENV, ...options.env },
       timeout: options.timeout ?? 20_000,
       grace: 500,
       drain: 250,
@@ -59,7 +61,11 @@ const sandboxed = (command: string, options: RunIn) =>
         policy: { root: options.ws, cwd: options.ws, writable: [], readable: [], outside: "hidden", ...options.policy }
       }
     })
-  }).pipe(Effect.provide(Bubblewrap.layer(options.layer)), Effect.provide(platform))
+  }).pipe(
+    Effect.provide(Bubblewrap.layer(options.layer)),
+    Effect.provide(platform),
+    Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...options.config } as Record<string, string> })))
+  )
 
 const live = (name: string, body: () => Effect.Effect<void, unknown>) => it.live(name, body, 30_000)
 
@@ -166,14 +172,36 @@ describe("what stays possible", () => {
         const lines = first.output.content.trim().split("\n")
         assert.include(lines, "mark")
         assert.notInclude(lines, `host-only-${process.pid}`)
-        const source = lines.at(-1)!
-        assert.match(source, /agent-tools-sandbox-/)
+        const source = lines.at(-1)!.split("/").find((segment) => segment.startsWith("agent-tools-sandbox-"))
+        assert.isDefined(source, first.output.content)
         // The private directory is gone from the host once the call returned.
-        assert.notInclude(readdirSync(tmpdir()), source.split("/").at(-1))
+        assert.notInclude(readdirSync(tmpdir()), source)
         const second = yield* sandboxed(`cat ${tmpdir()}/mark`, { ws: f.ws })
         assert.include(second.output.content, "No such file or directory")
       } finally {
         rmSync(hostMarker, { force: true })
+        f.cleanup()
+      }
+    }))
+
+  live("HOME is private, empty and writable, with the user's git config read-only", () =>
+    Effect.gen(function*() {
+      const f = fixture()
+      const home = join(f.base, "home")
+      mkdirSync(home)
+      writeFileSync(join(home, ".gitconfig"), "[user]\n\tname = Sandbox Test\n")
+      writeFileSync(join(home, ".netrc"), "machine example.com password hunter2\n")
+      try {
+        const result = yield* sandboxed(
+          "ls -A ~ | tr '\\n' ' '; echo; git config --global user.name; mkdir -p ~/.cache/tool && echo cached > ~/.cache/tool/x && cat ~/.cache/tool/x; echo y >> ~/.gitconfig",
+          { ws: f.ws, env: { HOME: home }, config: { HOME: home } }
+        )
+        assert.strictEqual(
+          result.output.content,
+          `.gitconfig \nSandbox Test\ncached\n/bin/bash: line 1: ${home}/.gitconfig: Read-only file system\n`
+        )
+        assert.deepStrictEqual(readdirSync(home).toSorted(), [".gitconfig", ".netrc"])
+      } finally {
         f.cleanup()
       }
     }))
@@ -390,7 +418,7 @@ describe("bwrapArguments", () => {
     { _tag: "bind", path: "/usr" },
     { _tag: "bind", path: "/tmp/p/ws/node_modules/.bin" }
   ]
-  const tmp = { source: "/tmp/agent-tools-sandbox-x", target: "/tmp" }
+  const tmp = { source: "/tmp/agent-tools-sandbox-x/tmp", target: "/tmp" }
   const args = (over: Partial<Parameters<typeof Bubblewrap.bwrapArguments>[0]> = {}) =>
     Bubblewrap.bwrapArguments({ policy, network: "allow", system, extraWritable: [], extraReadable: [], tmp, ...over }).join(" ")
 
@@ -398,7 +426,7 @@ describe("bwrapArguments", () => {
     assert.strictEqual(
       args({ policy: { ...policy, readable: ["/tmp/p"], writable: ["/srv/out"] }, extraReadable: ["/opt/sdk"] }),
       "--die-with-parent --unshare-user-try --unshare-pid --unshare-ipc --unshare-uts --symlink usr/bin /bin " +
-        "--ro-bind-try /usr /usr --bind /tmp/agent-tools-sandbox-x /tmp --ro-bind-try /opt/sdk /opt/sdk " +
+        "--ro-bind-try /usr /usr --bind /tmp/agent-tools-sandbox-x/tmp /tmp --ro-bind-try /opt/sdk /opt/sdk " +
         "--ro-bind-try /tmp/p /tmp/p --bind-try /srv/out /srv/out --bind-try /tmp/p/ws /tmp/p/ws " +
         "--dev /dev --proc /proc --remount-ro / --chdir /tmp/p/ws/sub"
     )
@@ -409,6 +437,19 @@ describe("bwrapArguments", () => {
     assert.include(text, "--unshare-net")
     assert.include(text, "--bind-try /data /data")
     assert.notInclude(text, "--ro-bind-try /data")
+  })
+
+  it("a private home goes under the workspace's mount, the user's files into it", () => {
+    const text = args({
+      policy: { ...policy, root: "/home/u/proj", cwd: "/home/u/proj" },
+      home: { source: "/tmp/agent-tools-sandbox-x/home", target: "/home/u", files: ["/home/u/.gitconfig"] },
+      system: []
+    })
+    assert.include(
+      text,
+      "--bind /tmp/agent-tools-sandbox-x/tmp /tmp --bind /tmp/agent-tools-sandbox-x/home /home/u " +
+        "--ro-bind-try /home/u/.gitconfig /home/u/.gitconfig --bind-try /home/u/proj /home/u/proj"
+    )
   })
 
   it("outside writable: the whole file system as it is, no private tmp", () => {
