@@ -169,8 +169,25 @@ const systemEntries = Effect.fnUntraced(function*(candidates: ReadonlyArray<stri
 
 const PROBE_TIMEOUT = Duration.seconds(10)
 
+export type Probe = { readonly ok: true; readonly backend: string } | { readonly ok: false; readonly reason: string }
+
+/**
+ * Probe results of this process, by bwrap program and network mode: whether bwrap works does not
+ * change while the process runs, and a host that builds many layers (one per workspace, or per
+ * CLI call in tests) then pays the two start-up spawns once.
+ */
+const probed = new Map<string, Probe>()
+
+/** `probe`, answered from this process's earlier probes when there is one. */
+export const probeOnce = (bwrap: string, network: Sandbox.Network): Effect.Effect<Probe, never, ChildProcessSpawner.ChildProcessSpawner> =>
+  Effect.suspend(() => {
+    const key = `${network} ${bwrap}`
+    const known = probed.get(key)
+    return known !== undefined ? Effect.succeed(known) : Effect.tap(probe(bwrap, network), (result) => Effect.sync(() => probed.set(key, result)))
+  })
+
 /** Whether bwrap can create the namespaces a call uses; the reason when it cannot. */
-export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, network: Sandbox.Network) {
+export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, network: Sandbox.Network): Effect.fn.Return<Probe, never, ChildProcessSpawner.ChildProcessSpawner> {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const version = yield* spawner.string(ChildProcess.make(bwrap, ["--version"], { stdin: "ignore" })).pipe(
     Effect.timeoutOption(PROBE_TIMEOUT),
@@ -302,8 +319,8 @@ export const layer = (options: Options = {}): Layer.Layer<
         })
       if (platform !== "linux") return yield* fallback(`no sandbox is implemented for ${platform} (bubblewrap needs Linux)`)
       const bwrap = options.bwrap ?? "bwrap"
-      const probed = yield* probe(bwrap, options.network ?? "allow")
-      if (!probed.ok) return yield* fallback(probed.reason)
-      return yield* make({ ...options, backend: probed.backend, bwrap })
+      const result = yield* probeOnce(bwrap, options.network ?? "allow")
+      if (!result.ok) return yield* fallback(result.reason)
+      return yield* make({ ...options, backend: result.backend, bwrap })
     }).pipe(Effect.withSpan("Bubblewrap.layer"))
   )
