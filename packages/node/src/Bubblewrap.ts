@@ -321,6 +321,8 @@ export const layer = (options: Options = {}): Layer.Layer<
       const bwrap = options.bwrap ?? "bwrap"
       const result = yield* probeOnce(bwrap, options.network ?? "allow")
       if (!result.ok) return yield* fallback(result.reason)
-      return yield* make({ ...options, backend: result.backend, bwrap })
+      const service = yield* make({ ...options, backend: result.backend, bwrap })
+      yield* Effect.logInfo(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? "allow"})`)
+      return service
     }).pipe(Effect.withSpan("Bubblewrap.layer"))
   )
