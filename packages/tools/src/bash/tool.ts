@@ -92,12 +92,15 @@ export const BashTool = Tool.define(
           Effect.sync(() => prepared.set(args, { command: args.command, workdir: args.workdir, plan })))
     }
 
+    const { status } = sandbox
+    /** Under `sandbox.mode: required` without a sandbox, nothing is asked and nothing runs. */
+    const refused = !status.sandboxed && status.required
+      ? fail(`sandbox.mode is "required" but no sandbox can run here: ${status.reason}. The command was not run.`)
+      : Effect.void
+
     const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context) {
       if (Result.isFailure(shell)) return yield* fail(shell.failure.message)
-      const { status } = sandbox
-      if (!status.sandboxed && status.required) {
-        return yield* fail(`sandbox.mode is "required" but no sandbox can run here: ${status.reason}. The command was not run.`)
-      }
+      yield* refused
       const { cwd, planned } = yield* prepare(args)
       yield* ctx.askAll(planned.requests)
       // After the asks: every outside path of the plan is approved for this call.
@@ -172,7 +175,7 @@ export const BashTool = Tool.define(
       }),
       parameters,
       execute,
-      requests: (args: Parameters) => Effect.map(prepare(args), ({ planned }) => planned.requests),
+      requests: (args: Parameters) => Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
       annotations: { destructive: true }
     }
   })
