@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Option, Scope } from "effect"
 import { Tool, ToolRegistry } from "@agent-tools/core"
 import { NodeAgentTools } from "@agent-tools/node"
 import type { AgentConfig } from "@agent-tools/node"
@@ -36,18 +36,13 @@ const inAgent = <A, E>(
   unattended: "allow" | "reject",
   body: (f: ReturnType<typeof fixture>) => Effect.Effect<A, E, NodeAgentTools.Services>
 ) =>
-  Effect.gen(function*() {
-    const f = fixture()
-    try {
-      return yield* body(f).pipe(
-        Effect.provide(NodeAgentTools.layerWithoutPlatform({ cwd: f.ws, config, unattended, platform: "linux" }))
-      )
-    } finally {
-      f.cleanup()
-    }
-  }).pipe(Effect.provide(NodeServices.layer))
+  Effect.acquireUseRelease(
+    Effect.sync(fixture),
+    (f) => body(f).pipe(Effect.provide(NodeAgentTools.layerWithoutPlatform({ cwd: f.ws, config, unattended, platform: "linux" }))),
+    (f) => Effect.sync(f.cleanup)
+  ).pipe(Effect.provide(NodeServices.layer))
 
-const live = (name: string, body: () => Effect.Effect<void, unknown>) => it.live(name, body, 30_000)
+const live = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) => it.live(name, body, 30_000)
 
 const allowAll = { bash: { "*": "allow" as const }, edit: "allow" as const }
 
@@ -115,7 +110,7 @@ describe("bash in the sandbox", () => {
 
   live("mode required without a sandbox refuses to run, before anything is asked", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* Effect.acquireRelease(Effect.sync(fixture), (f) => Effect.sync(f.cleanup))
       try {
         const error = yield* Effect.flip(
           bash("touch ran").pipe(

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer, Scope } from "effect"
 import { Events, Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
 import { Bubblewrap } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
@@ -31,6 +31,9 @@ const fixture = () => {
   symlinkSync("../outside", join(ws, "link"))
   return { base, ws, outside, cleanup: () => rmSync(base, { recursive: true, force: true }) }
 }
+
+/** The fixture, removed when the test's scope closes, whether the test passed or failed. */
+const scopedFixture = Effect.acquireRelease(Effect.sync(fixture), (f) => Effect.sync(f.cleanup))
 
 interface RunIn {
   readonly ws: string
@@ -67,7 +70,7 @@ const sandboxed = (command: string, options: RunIn) =>
     Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...options.config } as Record<string, string> })))
   )
 
-const live = (name: string, body: () => Effect.Effect<void, unknown>) => it.live(name, body, 30_000)
+const live = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) => it.live(name, body, 30_000)
 
 /** Host pids whose command line contains `marker` (alive, not zombies). */
 const processesWith = (marker: string): Array<number> =>
@@ -104,7 +107,7 @@ describe("the kernel blocks what the analysis may miss", () => {
   for (const [name, command] of attacks) {
     live(name, () =>
       Effect.gen(function*() {
-        const f = fixture()
+        const f = yield* scopedFixture
         try {
           const result = yield* sandboxed(command, { ws: f.ws })
           assert.isTrue(result.sandboxed)
@@ -119,7 +122,7 @@ describe("the kernel blocks what the analysis may miss", () => {
 
   live("an outside read fails as a missing file, an outside write as a read-only file system", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       try {
         const result = yield* sandboxed("cat ../outside/secret; touch /usr/x; echo done", { ws: f.ws })
         assert.strictEqual(
@@ -133,7 +136,7 @@ describe("the kernel blocks what the analysis may miss", () => {
 
   live("beside the workspace and the system directories, nothing is visible", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       try {
         const result = yield* sandboxed(`ls -A / | tr '\\n' ' '; echo; ls -A "${f.base}"`, { ws: f.ws })
         const [root, beside] = result.output.content.split("\n")
@@ -148,7 +151,7 @@ describe("the kernel blocks what the analysis may miss", () => {
 describe("what stays possible", () => {
   live("the workspace is writable: create, nest, delete", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       try {
         const result = yield* sandboxed("echo hi > new.txt && mkdir -p d/e && echo x > d/e/f && rm a.txt && echo ok", { ws: f.ws })
         assert.strictEqual(result.output.content, "ok\n")
@@ -162,7 +165,7 @@ describe("what stays possible", () => {
 
   live("the temp dir is private to the call and removed after it", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       const hostMarker = join(tmpdir(), `host-only-${process.pid}`)
       writeFileSync(hostMarker, "x")
       try {
@@ -186,7 +189,7 @@ describe("what stays possible", () => {
 
   live("HOME is private, empty and writable, with the user's git config read-only", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       const home = join(f.base, "home")
       mkdirSync(home)
       writeFileSync(join(home, ".gitconfig"), "[user]\n\tname = Sandbox Test\n")
@@ -208,7 +211,7 @@ describe("what stays possible", () => {
 
   live("extraWritable is writable, extraReadable readable but not writable", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       const w = join(f.base, "cache")
       const r = join(f.base, "shared")
       mkdirSync(w)
@@ -232,7 +235,7 @@ describe("what stays possible", () => {
 
   live("an approved path is mounted for that call only, with the access approved", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       try {
         const read = yield* sandboxed("cat ../outside/secret; echo x > ../outside/f", { ws: f.ws, policy: { readable: [f.outside] } })
         assert.strictEqual(read.output.content, `TOP-SECRET\n/bin/bash: line 1: ../outside/f: Read-only file system\n`)
@@ -248,7 +251,7 @@ describe("what stays possible", () => {
 
   live("outside: writable (external_directory allows everything) hides nothing", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       try {
         const result = yield* sandboxed("cat link/../outside/secret && echo y > ../outside/y", { ws: f.ws, policy: { outside: "writable" } })
         assert.strictEqual(result.output.content, "TOP-SECRET\n")
@@ -260,7 +263,7 @@ describe("what stays possible", () => {
 })
 
 describe("network", () => {
-  const withServer = <A, E>(f: (port: number) => Effect.Effect<A, E>) =>
+  const withServer = <A, E, R>(f: (port: number) => Effect.Effect<A, E, R>) =>
     Effect.acquireUseRelease(
       Effect.callback<ReturnType<typeof createServer>>((resume) => {
         const server = createServer((socket) => socket.end("hello from the host\n"))
@@ -274,7 +277,7 @@ describe("network", () => {
   live("allow (default): the host's loopback is reachable", () =>
     withServer((port) =>
       Effect.gen(function*() {
-        const f = fixture()
+        const f = yield* scopedFixture
         try {
           const result = yield* sandboxed(connect(port), { ws: f.ws })
           assert.strictEqual(result.output.content, "hello from the host\n")
@@ -287,7 +290,7 @@ describe("network", () => {
   live("deny: the call has its own empty network", () =>
     withServer((port) =>
       Effect.gen(function*() {
-        const f = fixture()
+        const f = yield* scopedFixture
         try {
           const result = yield* sandboxed(connect(port), { ws: f.ws, layer: { network: "deny" } })
           assert.match(result.output.content, /no-connection\n$/)
@@ -302,7 +305,7 @@ describe("network", () => {
 describe("every process ends with the call", () => {
   live("`setsid`, `nohup` and double-forked daemons are gone after the shell exits", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       const marker = `987.${process.pid}1`
       try {
         const result = yield* sandboxed(
@@ -319,7 +322,7 @@ describe("every process ends with the call", () => {
 
   live("after a timeout, a `setsid` process holding the output is gone too", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       const marker = `988.${process.pid}2`
       try {
         const result = yield* sandboxed(`setsid sh -c 'while :; do echo x; sleep 0.1; done; sleep ${marker}' & sleep ${marker}`, {
@@ -336,7 +339,7 @@ describe("every process ends with the call", () => {
 
   live("control: without the sandbox a `setsid` process survives, and the result says it may", () =>
     Effect.gen(function*() {
-      const f = fixture()
+      const f = yield* scopedFixture
       const marker = `989.${process.pid}3`
       try {
         const result = yield* Bash.run({
