@@ -58,13 +58,31 @@ const ToolsConfig = z.strictObject({
   plugins: z.array(z.string()).optional().describe("npm modules exporting a plugin, resolved from the workspace root.")
 }).describe("Which tools the registry offers.")
 
+const SandboxConfig = z.strictObject({
+  mode: z.enum(["auto", "required", "off"]).optional().describe(
+    "auto (default): run every bash command in a sandbox when one can run here (Linux with bubblewrap), " +
+      "else without one and say so; required: refuse to run bash commands without a sandbox; off: no sandbox."
+  ),
+  network: z.enum(["allow", "deny"]).optional().describe("Network access of sandboxed commands (default allow)."),
+  extraWritable: z.array(z.string().min(1)).optional().describe(
+    "Paths outside the workspace every sandboxed command may write. Relative to the workspace root; ~ is the home directory."
+  ),
+  extraReadable: z.array(z.string().min(1)).optional().describe(
+    "Paths outside the workspace every sandboxed command may read. Relative to the workspace root; ~ is the home directory."
+  )
+}).describe(
+  "The kernel sandbox around bash commands: the workspace is writable, system directories are read-only, " +
+    "other outside paths are visible only when approved for the call, and every process ends with the call."
+)
+
 /** The config file's schema. */
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors."),
   permission: PermissionConfig.optional(),
   truncation: TruncationConfig.optional(),
   spill: SpillConfig.optional(),
-  tools: ToolsConfig.optional()
+  tools: ToolsConfig.optional(),
+  sandbox: SandboxConfig.optional()
 }).meta({ title: "agent-tools configuration", description: "The agent-tools.json file of a workspace." })
 
 export type AgentConfig = z.output<typeof ConfigSchema>

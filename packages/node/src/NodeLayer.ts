@@ -23,6 +23,7 @@ import {
 import { Bash, builtins } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
 import * as AnalysisWorker from "./AnalysisWorker.ts"
+import * as Bubblewrap from "./Bubblewrap.ts"
 import * as DataDir from "./DataDir.ts"
 import * as Defaults from "./Defaults.ts"
 
@@ -78,6 +79,8 @@ export interface Settings {
   readonly spillDir: string
   readonly retentionDays: number | undefined
   readonly platform: string
+  /** The sandbox config, extra paths absolute. */
+  readonly sandbox: Bubblewrap.Options
 }
 
 export class NodeSettings extends Context.Service<NodeSettings, Settings>()("@agent-tools/node/Settings") {}
@@ -115,6 +118,15 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
   const spillDir = dir === undefined
     ? yield* DataDir.spillDir(platform)
     : path.resolve(cwd, PermissionRules.expandHome(dir, home))
+  const absolute = (paths: ReadonlyArray<string> | undefined) =>
+    paths?.map((p) => path.resolve(cwd, PermissionRules.expandHome(p, home)))
+  const sandbox: Bubblewrap.Options = {
+    mode: config.sandbox?.mode,
+    network: config.sandbox?.network,
+    extraWritable: absolute(config.sandbox?.extraWritable),
+    extraReadable: absolute(config.sandbox?.extraReadable),
+    platform
+  }
   return {
     cwd,
     file,
@@ -122,7 +134,8 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     rules: PermissionRules.merge(defaults, own),
     spillDir,
     retentionDays: config.spill?.retentionDays,
-    platform
+    platform,
+    sandbox
   } satisfies Settings
 })
 
@@ -162,7 +175,9 @@ export const layerFromSettings = (
     // The bash tool's tree-sitter parser (wasm, loaded once).
     Bash.parserLayer,
     // Big bash commands are analysed on a worker thread: other calls are served meanwhile.
-    options.analysisWorker === false ? Layer.empty : AnalysisWorker.layer
+    options.analysisWorker === false ? Layer.empty : AnalysisWorker.layer,
+    // Every bash call in a bubblewrap sandbox where it can run (probed once; warns when not).
+    Bubblewrap.layer(s.sandbox)
   ).pipe(Layer.provideMerge(base))
   const services = options.services === undefined ? core : Layer.merge(core, options.services)
   // Built-in tools are typed with open requirements; this layer provides everything listed above.

@@ -1,5 +1,6 @@
 export * as AgentConfig from "./AgentConfig.ts"
 export * as AnalysisWorker from "./AnalysisWorker.ts"
+export * as Bubblewrap from "./Bubblewrap.ts"
 export * as DataDir from "./DataDir.ts"
 export * as Defaults from "./Defaults.ts"
 export * as Explain from "./Explain.ts"

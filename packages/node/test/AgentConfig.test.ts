@@ -16,7 +16,8 @@ describe("AgentConfig.decode", () => {
         permission: { edit: "ask", bash: { "*": "ask", "git status": "allow" }, external_directory: "deny" },
         truncation: { maxLines: 500, maxBytes: 20000, direction: "head+tail", tools: { bash: { direction: "tail" }, read: { disabled: true } } },
         spill: { dir: "~/spill", retentionDays: 3 },
-        tools: { disabled: ["webfetch"], directories: [".agent/tools"], plugins: ["my-plugin"] }
+        tools: { disabled: ["webfetch"], directories: [".agent/tools"], plugins: ["my-plugin"] },
+        sandbox: { mode: "required", network: "deny", extraWritable: ["~/.cache"], extraReadable: ["../shared"] }
       }
       assert.deepStrictEqual(yield* AgentConfig.decode(input), input)
       assert.deepStrictEqual(yield* AgentConfig.decode({ permission: "allow" }), { permission: "allow" })
@@ -27,6 +28,12 @@ describe("AgentConfig.decode", () => {
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* problemsOf({ truncation: { direction: "middle" } }), [
         `truncation.direction: expected head | tail | head+tail, got "middle"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ sandbox: { mode: "strict" } }), [
+        `sandbox.mode: expected auto | required | off, got "strict"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ sandbox: { network: "none" } }), [
+        `sandbox.network: expected allow | deny, got "none"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { maxLines: 1.5 } }), [
         "truncation.maxLines: expected an integer, got 1.5"
@@ -48,7 +55,7 @@ describe("AgentConfig.decode", () => {
   it.effect("rejects unknown keys at every level, listing the known ones", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* problemsOf({ permissions: {} }), [
-        "permissions: unknown key (expected one of permission, truncation, spill, tools)"
+        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { lines: 10 } }), [
         "truncation.lines: unknown key (expected one of maxLines, maxBytes, direction, tools)"
@@ -82,7 +89,7 @@ describe("AgentConfig.decode", () => {
       assert.strictEqual(
         error.message,
         `/ws/agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"\n` +
-          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools)"
+          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox)"
       )
       const json = yield* Effect.flip(AgentConfig.decodeText(`{"truncation": }`, "/ws/agent-tools.json"))
       assert.match(json.message, /^\/ws\/agent-tools\.json: invalid JSON: /)
@@ -134,7 +141,7 @@ describe("agent-tools.schema.json", () => {
 
   it("is a closed object schema with the contract's keys", () => {
     const schema = JSON.parse(readFileSync(file, "utf8")) as { properties: Record<string, unknown>; additionalProperties: boolean }
-    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools"])
+    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox"])
     assert.isFalse(schema.additionalProperties)
   })
 })

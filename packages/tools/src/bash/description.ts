@@ -7,7 +7,15 @@ export interface DescriptionValues {
   readonly maxTimeout: number
   readonly maxLines: number
   readonly maxBytes: number
+  /** The sandbox commands run in, when there is one. */
+  readonly sandbox?: { readonly network: "allow" | "deny" } | undefined
 }
+
+const sandboxNote = (sandbox: DescriptionValues["sandbox"]) =>
+  sandbox === undefined ? "" : `
+- Commands run in a sandbox: the workspace and a private temp directory are writable, system directories are read-only, and other paths outside the workspace are not visible unless approved for the call (name such a path in the command so that access is asked for).${
+    sandbox.network === "deny" ? " There is no network access." : ""
+  }`
 
 export const describe = (v: DescriptionValues): string =>
   `Executes a command in a ${v.shell} shell, with an optional timeout, and returns its output (stdout and stderr interleaved).
@@ -26,4 +34,4 @@ Usage notes:
 - If the output exceeds ${v.maxLines} lines or ${v.maxBytes} bytes, the start and the end are returned and the full output is written to a file whose path is given; read or grep that file instead of re-running the command. Do NOT use \`head\`, \`tail\` or similar to limit output.
 - Prefer the dedicated tools: Glob instead of find or ls, Grep instead of grep or rg, Read instead of cat/head/tail, Edit instead of sed/awk, Write instead of echo or heredocs.
 - If the commands are independent, make several bash calls in one message. If they depend on each other, chain them in one call with '&&' (e.g. \`git add . && git commit -m "message"\`). Use ';' only when a later command must run even if an earlier one fails.
-- A non-zero exit code is reported in the result; it is not an error of the tool.`
+- A non-zero exit code is reported in the result; it is not an error of the tool.${sandboxNote(v.sandbox)}`

@@ -7,12 +7,17 @@
  * - a live preview (the last N characters) at most every `previewInterval` ms, not per chunk;
  * - timeout or abort: SIGTERM to the group, SIGKILL after the grace, then stop reading even if
  *   a detached grandchild still holds the pipe; the output read so far is kept;
- * - after the shell exits, background jobs get `exitDrain` ms to finish writing, then are killed.
+ * - after the shell exits, background jobs get `exitDrain` ms to finish writing, then are killed;
+ * - with a `sandbox`, the shell runs inside it (`Sandbox.wrap`): the bubblewrap sandbox gives it a
+ *   PID namespace, so every process of the call (`setsid` and daemons included) ends when the
+ *   shell exits or the tree is killed. Without one, a process that left the process group can
+ *   survive: `escaped` reports when one still held the output after the kill, and the result never
+ *   claims more than was verified.
  */
 import { Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Schedule, Schema, Scope, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
-import { Truncate } from "@agent-tools/core"
+import { Sandbox, Truncate } from "@agent-tools/core"
 import { killTree, type Shell } from "./shell.ts"
 
 export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
@@ -41,6 +46,11 @@ export interface RunOptions {
   readonly abort?: AbortSignal | undefined
   readonly truncation?: Truncate.Options | undefined
   readonly preview?: Preview | undefined
+  /**
+   * Runs the shell inside this sandbox (`shell -c command` wrapped by `Sandbox.wrap`); its per-call
+   * resources are released before `run` returns. Without it the shell runs unconfined.
+   */
+  readonly sandbox?: { readonly service: Sandbox.Service; readonly policy: Sandbox.Policy } | undefined
 }
 
 export type Reason = "exit" | "timeout" | "aborted"
@@ -51,8 +61,16 @@ export interface RunResult {
   readonly exitCode: number | null
   readonly signal: string | null
   readonly reason: Reason
-  /** Background processes were still writing after the shell exited; they were killed. */
+  /** Background processes were still writing after the shell exited; the process tree was killed. */
   readonly background: boolean
+  /**
+   * After the kill (timeout, abort, or background writers), something still held the output: a
+   * process that left the process group (`setsid`, a daemon) and may still be running. Never
+   * true in a sandbox, whose processes all end with its PID namespace.
+   */
+  readonly escaped: boolean
+  /** Ran inside the sandbox. */
+  readonly sandboxed: boolean
   readonly durationMs: number
   /** Reading the output failed part way (what was read is kept). */
   readonly readError?: string | undefined
@@ -124,6 +142,9 @@ interface Exited {
   readonly signal: string | null
 }
 
+/** How long the output may take to end once KILL was sent before a holder counts as escaped. */
+const ESCAPE_WAIT = 200
+
 export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const truncate = yield* Truncate.Truncate
@@ -138,10 +159,18 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
     if (options.abort?.aborted === true) {
       // Aborted before it started: nothing is spawned.
       const output = yield* truncate.output("", options.truncation)
-      return { output, exitCode: null, signal: null, reason: "aborted", background: false, durationMs: 0 } satisfies RunResult
+      return {
+        output,
+        exitCode: null,
+        signal: null,
+        reason: "aborted",
+        background: false,
+        escaped: false,
+        sandboxed: false,
+        durationMs: 0
+      } satisfies RunResult
     }
-    const handle = yield* spawner.spawn(ChildProcess.make(options.command, {
-      shell: options.shell.path,
+    const spawnOptions = {
       cwd: options.cwd,
       env: options.env,
       extendEnv: true,
@@ -149,14 +178,32 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       detached: options.platform !== "win32",
       killSignal: "SIGTERM",
       forceKillAfter: Duration.millis(options.grace)
-    })).pipe(Scope.provide(scope), Effect.mapError((cause) => new SpawnError({ message: cause.message, cause })))
+    } as const
+    const sandboxed = options.sandbox !== undefined && options.sandbox.service.status.sandboxed
+    const command = options.sandbox === undefined
+      ? ChildProcess.make(options.command, { ...spawnOptions, shell: options.shell.path })
+      : yield* Effect.map(
+        options.sandbox.service.wrap({ command: options.shell.path, args: ["-c", options.command] }, options.sandbox.policy),
+        (wrapped) =>
+          sandboxed
+            ? ChildProcess.make(wrapped.command, wrapped.args, spawnOptions)
+            : ChildProcess.make(options.command, { ...spawnOptions, shell: options.shell.path })
+      )
+    const handle = yield* spawner.spawn(command).pipe(
+      Scope.provide(scope),
+      Effect.mapError((cause) => new SpawnError({ message: cause.message, cause }))
+    )
     const kill = killTree(handle, options.platform, options.grace)
-    /** Kills the tree; waits until KILL has been sent, then briefly for the output to end. */
+    /**
+     * Kills the tree; waits until KILL has been sent, then briefly for the output to end. True
+     * when it did not end: a process outside the group still holds it.
+     */
     const terminate = (collector: Fiber.Fiber<Truncate.Result>) =>
       Effect.gen(function*() {
         const killing = yield* Effect.forkDetach(kill)
         yield* Fiber.await(killing).pipe(Effect.timeoutOption(Duration.millis(options.grace + 100)))
-        yield* Fiber.await(collector).pipe(Effect.timeoutOption(Duration.millis(50)))
+        const ended = yield* Fiber.await(collector).pipe(Effect.timeoutOption(Duration.millis(ESCAPE_WAIT)))
+        return Option.isNone(ended)
       })
 
     const preview = tailBuffer((options.preview?.chars ?? 1) * 4)
@@ -196,17 +243,18 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
     ]).pipe(Effect.onInterrupt(() => kill))
 
     let background = false
+    let escaped = false
     let final = outcome
     if (outcome.reason === "exit") {
       // Normally EOF follows the exit at once; a background job holding the pipe gets `drain` ms.
       const drained = yield* Fiber.await(collector).pipe(Effect.timeoutOption(Duration.millis(options.drain)))
       if (Option.isNone(drained)) {
         background = true
-        yield* terminate(collector)
+        escaped = yield* terminate(collector)
       }
     } else {
       // Output keeps being read while the tree dies: a TERM handler's last words count too.
-      yield* terminate(collector)
+      escaped = yield* terminate(collector)
       const after = yield* exited.pipe(Effect.timeoutOption(Duration.millis(50)))
       final = { ...outcome, signal: Option.match(after, { onNone: () => null, onSome: (e) => e.signal }) }
     }
@@ -219,8 +267,10 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       signal: final.signal,
       reason: final.reason,
       background,
+      escaped,
+      sandboxed,
       durationMs: ended - started,
       readError
     } satisfies RunResult
-  }).pipe(Effect.ensuring(release))
+  }).pipe(Effect.scoped, Effect.ensuring(release))
 })

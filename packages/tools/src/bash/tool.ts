@@ -10,7 +10,7 @@
 import { Effect, FileSystem, Result } from "effect"
 import { ChildProcessSpawner } from "effect/process"
 import { z } from "zod"
-import { Permission, Tool, Truncate, Workspace } from "@agent-tools/core"
+import { Permission, Sandbox, Tool, Truncate, Workspace } from "@agent-tools/core"
 import { BashAnalyzer } from "./analyzer.ts"
 import { BashConfig, environment, NON_INTERACTIVE_ENV } from "./config.ts"
 import { describe } from "./description.ts"
@@ -18,6 +18,8 @@ import { directoryOf } from "./explain.ts"
 import { BashParser } from "./parser.ts"
 import { plan } from "./permissions.ts"
 import { run, type RunResult } from "./runner.ts"
+import { blockedNote, blockedPaths } from "./sandboxBlocked.ts"
+import { sandboxPolicy } from "./sandboxPolicy.ts"
 import { select } from "./shell.ts"
 
 export const parameters = z.object({
@@ -49,6 +51,7 @@ export const BashTool = Tool.define(
     // Resolved here so the layer's requirements name them; used inside `execute`.
     const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
     const permission = yield* Permission.Permission
+    const sandbox = yield* Sandbox.Sandbox
     const env = yield* environment(config)
     const exists = (p: string) => fs.exists(p).pipe(Effect.orElseSucceed(() => false))
     const shell = yield* Effect.result(select(env, exists, config.shell))
@@ -89,10 +92,19 @@ export const BashTool = Tool.define(
           Effect.sync(() => prepared.set(args, { command: args.command, workdir: args.workdir, plan })))
     }
 
+    const { status } = sandbox
+    /** Under `sandbox.mode: required` without a sandbox, nothing is asked and nothing runs. */
+    const refused = !status.sandboxed && status.required
+      ? fail(`sandbox.mode is "required" but no sandbox can run here: ${status.reason}. The command was not run.`)
+      : Effect.void
+
     const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context) {
       if (Result.isFailure(shell)) return yield* fail(shell.failure.message)
+      yield* refused
       const { cwd, planned } = yield* prepare(args)
       yield* ctx.askAll(planned.requests)
+      // After the asks: every outside path of the plan is approved for this call.
+      const policy = yield* provide(sandboxPolicy(planned, { root: workspace.root, cwd, sessionID: ctx.sessionID }))
 
       const requested = args.timeout ?? config.defaultTimeout
       const timeout = Math.min(requested, config.maxTimeout)
@@ -111,10 +123,21 @@ export const BashTool = Tool.define(
           chars: config.previewChars,
           interval: config.previewInterval,
           emit: (output) => ctx.metadata({ metadata: { output, description: args.description } })
-        }
-      })).pipe(Effect.mapError((e) => fail(`could not start ${shell.success.path}: ${e.message}`)))
+        },
+        sandbox: { service: sandbox, policy }
+      })).pipe(
+        Effect.catchTags({
+          SandboxError: (e) => fail(`could not set up the sandbox: ${e.message}`),
+          SpawnError: (e) => fail(`could not start ${shell.success.path}: ${e.message}`)
+        })
+      )
 
       const notes = notesOf(result, { timeout, requested, max: config.maxTimeout, grace: config.killGrace, drain: config.exitDrain })
+      if (status.sandboxed) {
+        const blocked = yield* provide(blockedPaths(result.output.content, { cwd, policy, system: status.readable }))
+        const note = blockedNote(blocked)
+        if (note !== null) notes.push(note)
+      }
       const body = result.output.content === "" ? "(no output)" : result.output.content
       const output = notes.length === 0
         ? body
@@ -129,8 +152,10 @@ export const BashTool = Tool.define(
         shell: shell.success.name,
         timeout,
         durationMs: result.durationMs,
-        truncated: result.output.truncated
+        truncated: result.output.truncated,
+        sandboxed: result.sandboxed
       }
+      if (!status.sandboxed) metadata.sandboxReason = status.reason
       if (requested > config.maxTimeout) metadata.requestedTimeout = requested
       if (result.output.outputPath !== undefined) metadata.outputPath = result.output.outputPath
       if (result.output.spillError !== undefined) metadata.spillError = result.output.spillError
@@ -145,11 +170,12 @@ export const BashTool = Tool.define(
         defaultTimeout: config.defaultTimeout,
         maxTimeout: config.maxTimeout,
         maxLines: limits.maxLines,
-        maxBytes: limits.maxBytes
+        maxBytes: limits.maxBytes,
+        sandbox: sandbox.status.sandboxed ? { network: sandbox.status.network } : undefined
       }),
       parameters,
       execute,
-      requests: (args: Parameters) => Effect.map(prepare(args), ({ planned }) => planned.requests),
+      requests: (args: Parameters) => Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
       annotations: { destructive: true }
     }
   })
@@ -166,17 +192,27 @@ interface NoteOptions {
 /** What the model must know besides the output: why it ended, and what was cut. */
 const notesOf = (r: RunResult, o: NoteOptions): Array<string> => {
   const notes: Array<string> = []
+  const escapedNote = "a process that left the process group (setsid, a daemon) still held the output when the call returned and may still be running"
+  const ended = r.sandboxed
+    ? "every process it started was ended with it (the sandbox's process namespace)"
+    : r.escaped
+    ? `its process group was terminated (SIGTERM, then SIGKILL after ${o.grace} ms), but ${escapedNote}`
+    : `its process tree was terminated (SIGTERM, then SIGKILL after ${o.grace} ms)`
   if (r.reason === "timeout") {
     notes.push(
-      `Command timed out after ${o.timeout} ms: its process tree was terminated (SIGTERM, then SIGKILL after ${o.grace} ms). The output above is what it printed before that. If it needs longer and does not wait for input, retry with a larger timeout (max ${o.max} ms).`
+      `Command timed out after ${o.timeout} ms: ${ended}. The output above is what it printed before that. If it needs longer and does not wait for input, retry with a larger timeout (max ${o.max} ms).`
     )
   }
   if (o.requested > o.max) notes.push(`The requested timeout of ${o.requested} ms exceeds the maximum; ${o.max} ms was used.`)
-  if (r.reason === "aborted") notes.push("Command aborted by the user: its process tree was terminated. The output above is what it printed before that.")
+  if (r.reason === "aborted") notes.push(`Command aborted by the user: ${ended}. The output above is what it printed before that.`)
   if (r.reason === "exit" && r.exitCode !== null && r.exitCode !== 0) notes.push(`Exit code ${r.exitCode}.`)
   if (r.reason === "exit" && r.signal !== null) notes.push(`The shell was terminated by ${r.signal}.`)
   if (r.background) {
-    notes.push(`Background processes still held the output ${o.drain} ms after the command finished; they were terminated.`)
+    notes.push(
+      r.escaped
+        ? `Background processes still held the output ${o.drain} ms after the command finished; the command's process group was killed, but ${escapedNote}.`
+        : `Background processes still held the output ${o.drain} ms after the command finished; they were terminated.`
+    )
   }
   if (r.readError !== undefined) notes.push(`Reading the output failed part way: ${r.readError}`)
   return notes

@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs"
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { Events, SpillStorage, Truncate } from "@agent-tools/core"
+import type { ChildProcessSpawner } from "effect/process"
+import { Events, type Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
 import * as Bash from "../../src/bash/index.ts"
 
 export const bashShell: Bash.Shell = { path: "/bin/bash", name: "bash", kind: "posix" }
@@ -13,7 +14,10 @@ export const runnerLayer = Layer.mergeAll(
   Truncate.layer().pipe(Layer.provideMerge(SpillStorage.layerMemory({ maxBytes: 64 * 1024 * 1024 })))
 ).pipe(Layer.provide(Events.layerNoop))
 
-export const run = (command: string, options: Partial<Bash.RunOptions> = {}) =>
+export const run = (
+  command: string,
+  options: Partial<Bash.RunOptions> = {}
+): Effect.Effect<Bash.RunResult, Bash.SpawnError | Sandbox.SandboxError, ChildProcessSpawner.ChildProcessSpawner | Truncate.Truncate> =>
   Bash.run({
     command,
     cwd: process.cwd(),

@@ -43,6 +43,7 @@ describe("timeouts kill the whole tree", () => {
       const escaped = pidsIn(result.output.content)
       kill(escaped) // it left our process group on purpose: not ours to keep
       assert.strictEqual(result.reason, "timeout")
+      assert.isTrue(result.escaped)
       assert.isBelow(elapsed, 2_000)
       assert.strictEqual(escaped.length, 1)
     }))
@@ -70,6 +71,8 @@ describe("nothing waits for input or for background jobs", () => {
       assert.strictEqual(result.reason, "exit")
       assert.strictEqual(result.exitCode, 0)
       assert.isTrue(result.background)
+      assert.isFalse(result.escaped)
+      assert.isFalse(result.sandboxed)
       assert.match(result.output.content, /done\n$/)
       assert.deepStrictEqual(yield* survivors(pidsIn(result.output.content)), [])
     }))

@@ -9,7 +9,7 @@ import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { Events, Permission, SpillStorage, Tool, Truncate, Workspace } from "@agent-tools/core"
-import { FakeSpawner } from "@agent-tools/testing"
+import { FakeSpawner, RecordingSandbox } from "@agent-tools/testing"
 import * as Bash from "../../src/bash/index.ts"
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-tool-")))
@@ -157,6 +157,51 @@ describe("bash tool: results", () => {
       const { result } = yield* call(args("echo PROGRESS-MARK; sleep 30", { timeout: 1_000 }))
       assert.match(result.output, /^PROGRESS-MARK\n\n<bash_metadata>\nCommand timed out after 1000 ms/)
       assert.deepStrictEqual([result.metadata.reason, result.metadata.exit, result.metadata.timeout], ["timeout", null, 1_000])
+    }))
+
+  live("without a sandbox: says so in the metadata, and claims only the kills it verified", {}, () =>
+    Effect.gen(function*() {
+      const plain = yield* call(args("echo hi"))
+      assert.strictEqual(plain.result.metadata.sandboxed, false)
+      assert.strictEqual(plain.result.metadata.sandboxReason, "no sandbox layer was provided")
+      const killed = yield* call(args("sleep 100 & echo started"))
+      assert.strictEqual(
+        killed.result.output,
+        "started\n\n<bash_metadata>\nBackground processes still held the output 250 ms after the command finished; they were terminated.\n</bash_metadata>"
+      )
+      const escaped = yield* call(args("setsid sh -c 'echo \"pid $$\"; sleep 100' & sleep 0.2; echo started"))
+      for (const m of escaped.result.output.matchAll(/pid (\d+)/g)) process.kill(Number(m[1]), "SIGKILL")
+      assert.include(
+        escaped.result.output,
+        "<bash_metadata>\nBackground processes still held the output 250 ms after the command finished; the command's process group was killed, but a process that left the process group (setsid, a daemon) still held the output when the call returned and may still be running.\n</bash_metadata>"
+      )
+    }))
+
+  const ASK_OUTSIDE: Permission.Ruleset = [...ALLOW_ALL, { permission: "external_directory", pattern: "*", action: "ask" }]
+  live("an approved outside path goes to the sandbox for its call only, with the access the command needs", { rules: ASK_OUTSIDE, unattended: "allow" }, () =>
+    Effect.gen(function*() {
+      const shared = join(base, "shared")
+      mkdirSync(shared, { recursive: true })
+      writeFileSync(join(shared, "x.txt"), "shared\n")
+      const sandbox = RecordingSandbox.make()
+      const read = yield* call(args(`cat ${shared}/x.txt`)).pipe(Effect.provide(sandbox.layer))
+      assert.strictEqual(read.result.output, "shared\n")
+      assert.strictEqual(read.result.metadata.sandboxed, true)
+      yield* call(args(`echo y > ${shared}/y.txt`)).pipe(Effect.provide(sandbox.layer))
+      yield* call(args("ls")).pipe(Effect.provide(sandbox.layer))
+      assert.deepStrictEqual(
+        sandbox.calls.map((c) => [c.policy.readable, c.policy.writable, c.policy.outside]),
+        [[[shared], [], "hidden"], [[], [shared], "hidden"], [[], [], "hidden"]]
+      )
+      assert.deepStrictEqual(sandbox.calls[0]!.command, { command: "/bin/bash", args: ["-c", `cat ${shared}/x.txt`] })
+      assert.strictEqual(sandbox.calls[0]!.policy.root, root)
+    }))
+
+  live("external_directory allowing every path: the sandbox hides nothing", {}, () =>
+    Effect.gen(function*() {
+      const sandbox = RecordingSandbox.make()
+      yield* call(args("ls")).pipe(Effect.provide(sandbox.layer))
+      assert.strictEqual(sandbox.calls[0]!.policy.outside, "writable")
     }))
 
   live("a timeout above the maximum is clamped, and the result says so", { config: { maxTimeout: 1_000 } }, () =>

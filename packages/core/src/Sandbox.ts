@@ -1,0 +1,113 @@
+/**
+ * What a shell command may reach, enforced by the kernel: the boundary between a tool that runs a
+ * program (the bash tool) and an OS sandbox that confines it.
+ *
+ * Static analysis of a command decides what to *ask*; the sandbox decides what the command *can
+ * reach*, so a path the analysis missed (a symlink made mid-script, an interpreter's code string,
+ * `eval`) still cannot be read or written. Per call, the tool hands over a `Policy` (the workspace,
+ * the paths the user approved for this call) and the program it would spawn; `wrap` returns the
+ * program to spawn instead, valid while the scope it runs in is open (per-call resources such as a
+ * private temp directory are released when it closes).
+ *
+ * Implementations: `unsandboxed(reason)` here (runs the program as is, and says why), the
+ * bubblewrap layer in `@agent-tools/node` (Linux), and a recording twin in `@agent-tools/testing`.
+ * `Sandbox` is a reference whose default is `unsandboxed`: a host that provides no sandbox gets
+ * `sandboxed: false` on every result, never a silent claim of containment.
+ */
+import { Context, Effect, Schema } from "effect"
+import type { Scope } from "effect"
+
+export type Network = "allow" | "deny"
+
+/**
+ * How much of the file system outside the workspace a call sees:
+ * - `hidden`: only the system directories needed to run programs (read-only), the workspace, a
+ *   private temp directory and the paths listed in the policy;
+ * - `writable`: everything, as outside the sandbox (the permission config allows every outside path).
+ */
+export type Outside = "hidden" | "writable"
+
+/** What one call may reach. Paths are absolute real paths. */
+export interface Policy {
+  /** The workspace root: readable and writable. */
+  readonly root: string
+  /** The working directory of the command. */
+  readonly cwd: string
+  /** Paths outside the workspace the call may write (approved for this call, or configured). */
+  readonly writable: ReadonlyArray<string>
+  /** Paths outside the workspace the call may read. */
+  readonly readable: ReadonlyArray<string>
+  readonly outside: Outside
+  /** Network access; the layer's configured default when absent. */
+  readonly network?: Network | undefined
+}
+
+/** A program and its arguments, as spawned. */
+export interface Command {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+}
+
+export type Status =
+  | {
+    readonly sandboxed: true
+    /** What confines the command, e.g. `bubblewrap 0.8.0`. */
+    readonly backend: string
+    readonly network: Network
+    /** What every call sees read-only besides the policy's paths (system directories, extras). */
+    readonly readable: ReadonlyArray<string>
+    /** What every call may write besides the policy's paths. */
+    readonly writable: ReadonlyArray<string>
+  }
+  | {
+    readonly sandboxed: false
+    /** Why commands run unconfined, in a sentence a user can act on. */
+    readonly reason: string
+    /** `sandbox.mode: required`: commands must not run at all. */
+    readonly required: boolean
+  }
+
+/** A call cannot be sandboxed (or must not run without a sandbox). */
+export class SandboxError extends Schema.TaggedError<SandboxError>()("SandboxError", {
+  reason: Schema.Literals(["unavailable", "setup"]),
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {}
+
+export interface Service {
+  readonly status: Status
+  /**
+   * The program to spawn instead of `command`, confined to `policy`. Without a sandbox: `command`
+   * itself, or a `SandboxError` (`unavailable`) when the mode requires one.
+   */
+  readonly wrap: (command: Command, policy: Policy) => Effect.Effect<Command, SandboxError, Scope.Scope>
+}
+
+/** Runs commands unconfined; `status` carries the reason. With `required`, `wrap` refuses instead. */
+export const unsandboxed = (reason: string, options: { readonly required?: boolean | undefined } = {}): Service => {
+  const required = options.required === true
+  return {
+    status: { sandboxed: false, reason, required },
+    wrap: (command) =>
+      required
+        ? Effect.fail(
+          new SandboxError({
+            reason: "unavailable",
+            message: `sandbox.mode is "required" but no sandbox can run here: ${reason}`
+          })
+        )
+        : Effect.succeed(command)
+  }
+}
+
+export const Sandbox = Context.Reference<Service>("@agent-tools/core/Sandbox", {
+  defaultValue: () => unsandboxed("no sandbox layer was provided")
+})
+
+/** The one-line notice for a host's log when commands run unconfined (null when sandboxed). */
+export const warning = (status: Status): string | null =>
+  status.sandboxed
+    ? null
+    : status.required
+    ? `Sandbox: unavailable (${status.reason}); sandbox.mode is "required", so bash commands will not run.`
+    : `Sandbox: bash commands run without a sandbox: ${status.reason}.`

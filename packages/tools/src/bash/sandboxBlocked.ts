@@ -1,0 +1,93 @@
+/**
+ * Recognises, in a sandboxed command's output, the errors the sandbox caused, so the model reads
+ * in plain words why a path failed and what to do, instead of guessing at a missing file.
+ *
+ * Inside the sandbox a path outside the workspace that was not approved does not exist
+ * ("No such file or directory"), and the read-only system directories refuse writes
+ * ("Read-only file system"). The messages of the shell, coreutils, Python, Perl and Node name the
+ * path beside the error; each such path is resolved from the command's directory, and reported
+ * when it lies outside everything the call could reach.
+ */
+import { Effect, FileSystem } from "effect"
+import { type Sandbox, Workspace } from "@agent-tools/core"
+
+type Kind = "read-only" | "denied" | "missing"
+
+const ERRORS: ReadonlyArray<readonly [RegExp, Kind]> = [
+  [/Read-only file system|EROFS|\[Errno 30\]/, "read-only"],
+  [/Permission denied|EACCES|Operation not permitted|EPERM|\[Errno 13\]/, "denied"],
+  [/No such file or directory|ENOENT|\[Errno 2\]/, "missing"]
+]
+
+/** At most this many paths are named (a `find /` can print thousands of errors). */
+const MAX_PATHS = 5
+/** Only this many lines of output are inspected, from the end (where errors usually are). */
+const MAX_LINES = 2_000
+
+/** The paths an error line names: quoted ones, and the word before `: <error>`. */
+const pathsIn = (line: string): Array<string> => {
+  const found: Array<string> = []
+  for (const m of line.matchAll(/['"‘`]([^'"’`\n]+)['"’`]/g)) found.push(m[1]!)
+  for (const m of line.matchAll(/(?:^|[\s:])([^\s:'"]*\/[^\s:'"]*|[^\s:'"]+\.[^\s:'"]+):\s*(?:Read-only|Permission denied|No such file|Operation not permitted)/g)) {
+    found.push(m[1]!)
+  }
+  for (const m of line.matchAll(/\b(?:open|opendir|stat|lstat|mkdir|unlink|rename|scandir|access) '([^']+)'/g)) found.push(m[1]!)
+  return found.filter((p) => p.includes("/") || p.startsWith("."))
+}
+
+const within = (parent: string, child: string) =>
+  child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
+
+export interface Blocked {
+  readonly path: string
+  readonly kind: Kind
+}
+
+/** The outside paths the output shows the sandbox refused, first ones first. */
+export const blockedPaths = Effect.fn("Bash.blockedPaths")(function*(
+  output: string,
+  options: { readonly cwd: string; readonly policy: Sandbox.Policy; readonly system: ReadonlyArray<string> }
+) {
+  const workspace = yield* Workspace.Workspace
+  const fs = yield* FileSystem.FileSystem
+  const { policy } = options
+  if (policy.outside === "writable") return []
+  const reachable = (real: string, kind: Kind) =>
+    within(policy.root, real) ||
+    policy.writable.some((p) => within(p, real)) ||
+    (kind !== "read-only" && policy.readable.some((p) => within(p, real)))
+  const lines = output.split("\n").slice(-MAX_LINES)
+  const blocked: Array<Blocked> = []
+  const seen = new Set<string>()
+  for (const line of lines) {
+    const kind = ERRORS.find(([re]) => re.test(line))?.[1]
+    if (kind === undefined) continue
+    for (const shown of pathsIn(line)) {
+      // Not normalised: `link/../x` goes through the link, as the kernel went.
+      const absolute = shown.startsWith("/") ? shown : `${options.cwd}/${shown}`
+      if (seen.has(absolute)) continue
+      seen.add(absolute)
+      // A missing system file is missing outside the sandbox too.
+      if (kind === "missing" && options.system.some((s) => within(s, absolute))) continue
+      // Missing inside the sandbox but present on the host: the sandbox hid it, whatever a
+      // lexical resolve says (`link/../x` follows the link first).
+      const hidden = kind === "missing" && (yield* fs.exists(absolute).pipe(Effect.orElseSucceed(() => false)))
+      const resolved = yield* workspace.resolve(absolute).pipe(Effect.option)
+      const real = resolved._tag === "Some" ? resolved.value.real : absolute
+      if (!hidden && reachable(real, kind)) continue
+      blocked.push({ path: shown, kind })
+      if (blocked.length >= MAX_PATHS) return blocked
+    }
+  }
+  return blocked
+})
+
+/** The note for the `<bash_metadata>` block, or null. */
+export const blockedNote = (blocked: ReadonlyArray<Blocked>): string | null => {
+  if (blocked.length === 0) return null
+  const list = blocked.map((b) => b.path).join(", ")
+  const writes = blocked.some((b) => b.kind === "read-only")
+  return `The sandbox blocked ${list}: ${
+    writes ? "outside the workspace, files cannot be written" : "paths outside the workspace are not visible"
+  } unless approved for the call. To use such a path, name it in the command so that access is asked for (external_directory), or ask the user to add it to sandbox.extraReadable / sandbox.extraWritable.`
+}

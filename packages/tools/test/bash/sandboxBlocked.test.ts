@@ -1,0 +1,51 @@
+/** Which failures in a sandboxed command's output the sandbox caused, and the note that says so. */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import type { Sandbox } from "@agent-tools/core"
+import * as Bash from "../../src/bash/index.ts"
+import { analysisLayer } from "./support.ts"
+
+const hidden: Sandbox.Policy = { root: "/ws", cwd: "/ws", writable: [], readable: [], outside: "hidden" }
+
+const blocked = (output: string, policy: Sandbox.Policy = hidden, cwd = "/ws") =>
+  Bash.blockedPaths(output, { cwd, policy, system: ["/usr", "/etc"] }).pipe(Effect.provide(analysisLayer()))
+
+describe("blockedPaths", () => {
+  it.effect("an outside path reported missing, from the shell, coreutils, Python and Perl", () =>
+    Effect.gen(function*() {
+      const output = [
+        "cat: ../outside/secret: No such file or directory",
+        "/bin/bash: line 1: /outside/f: No such file or directory",
+        "FileNotFoundError: [Errno 2] No such file or directory: '/outside/py'",
+        "Can't open /outside/pl: No such file or directory at -e line 1."
+      ].join("\n")
+      assert.deepStrictEqual(yield* blocked(output), [
+        { path: "../outside/secret", kind: "missing" },
+        { path: "/outside/f", kind: "missing" },
+        { path: "/outside/py", kind: "missing" },
+        { path: "/outside/pl", kind: "missing" }
+      ])
+    }))
+
+  it.effect("a read-only file system is the sandbox's doing even in a system directory", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* blocked("touch: cannot touch '/usr/x': Read-only file system"), [
+        { path: "/usr/x", kind: "read-only" }
+      ])
+    }))
+
+  it.effect("not the sandbox's doing: a missing workspace file, a missing system file, an approved path", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* blocked("cat: nope.txt: No such file or directory\nls: cannot access '/usr/bin/nope': No such file or directory"), [])
+      assert.deepStrictEqual(yield* blocked("cat: /outside/nope: No such file or directory", { ...hidden, readable: ["/outside"] }), [])
+      assert.deepStrictEqual(yield* blocked("cat: /outside/nope: No such file or directory", { ...hidden, outside: "writable" }), [])
+    }))
+
+  it("the note names the paths and what to do", () => {
+    assert.strictEqual(Bash.blockedNote([]), null)
+    assert.strictEqual(
+      Bash.blockedNote([{ path: "/usr/x", kind: "read-only" }]),
+      "The sandbox blocked /usr/x: outside the workspace, files cannot be written unless approved for the call. To use such a path, name it in the command so that access is asked for (external_directory), or ask the user to add it to sandbox.extraReadable / sandbox.extraWritable."
+    )
+  })
+})
