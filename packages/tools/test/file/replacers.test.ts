@@ -240,3 +240,113 @@ describe("newlines of line matches", () => {
     assert.strictEqual(text, "a\nd\n")
   })
 })
+
+describe("what is written is what newString says", () => {
+  it("a blank line the quote left out and newString keeps is written once, not twice", () => {
+    const file = "function a() {\n  return 1\n}\n\nfunction b() {\n  const x = compute()\n  return x + 1\n}\n"
+    const { text } = applied(
+      file,
+      "}\nfunction b() {\n  const x = compute()\n  return x + 1\n}",
+      "}\n\nfunction b() {\n  const x = compute()\n  return x + 2\n}"
+    )
+    assert.strictEqual(text, file.replace("x + 1", "x + 2"))
+  })
+
+  it("a blank line newString adds where the file has none is written", () => {
+    const { text } = applied("a()\nb()\nc()\nd()\n", "a()\nb()\nc()", "a()\n\nb()\nc()")
+    assert.strictEqual(text, "a()\n\nb()\nc()\nd()\n")
+  })
+
+  it("the file's own blank line stays when the quote is re-indented and carries a spurious blank line", () => {
+    const file = "class A {\n\tm() {\n\t\tone()\n\n\t\ttwo()\n\t\tthree()\n\t}\n}\n"
+    const { text } = applied(
+      file,
+      "    m() {\n        one()\n\n        two()\n\n        three()\n    }",
+      "\tm() {\n\t\tone()\n\n\t\ttwo()\n\t\tthree(3)\n\t}"
+    )
+    assert.strictEqual(text, file.replace("three()", "three(3)"))
+  })
+
+  it("newString already at the file's indentation is not re-indented", () => {
+    const file = "function f() {\n  if (a) {\n    b()\n  }\n}\n"
+    const { text, plan: p } = applied(file, "    if (a) {\n      b()\n    }", "  if (a) {\n    b(1)\n  }")
+    assert.strictEqual(text, file.replace("b()", "b(1)"))
+    assert.isFalse(p.reindented)
+  })
+
+  it("newString at the quote's indentation is moved to the file's, Python included", () => {
+    const file = "class A:\n    def f(self):\n        if x:\n            run()\n        return 1\n"
+    const { text, plan: p } = applied(file, "if x:\n    run()\nreturn 1", "if x:\n    run()\n    log()\nreturn 1")
+    assert.strictEqual(text, file.replace("            run()\n", "            run()\n            log()\n"))
+    assert.isTrue(p.reindented)
+  })
+
+  it("a quote that lost its relative indentation: each new line takes the indentation of the line it replaces", () => {
+    assert.strictEqual(applied("  hello\n    world\n", "hello\nworld", "goodbye\nmoon").text, "  goodbye\n    moon\n")
+  })
+
+  it("newString is unescaped only when it is escaped like oldString", () => {
+    const file = 'const eol = "\\r\\n"\nfoo()\n'
+    const escaped = JSON.stringify('const eol = "\\r\\n"\nfoo()').slice(1, -1)
+    const plain = applied(file, escaped, 'const eol = "\\r\\n"\nbar()')
+    assert.strictEqual(plain.text, 'const eol = "\\r\\n"\nbar()\n')
+    assert.isFalse(plain.plan.unescaped)
+    const both = applied(file, escaped, JSON.stringify('const eol = "\\r\\n"\nbar()').slice(1, -1))
+    assert.strictEqual(both.text, 'const eol = "\\r\\n"\nbar()\n')
+    assert.isTrue(both.plan.unescaped)
+  })
+
+  it("of two similar blocks, the one equal to the quote on every line is not ambiguous", () => {
+    const block = (word: string) => `function a() {\n  const value = compute(${word})\n\n  return value\n}\n`
+    const file = block("alpha") + block("alphb")
+    const { text, plan: p } = applied(
+      file,
+      "function a() {\n  const value = compute(alpha)\n  return value\n}",
+      "function a() {\n  const value = compute(alpha)\n  return value + 1\n}"
+    )
+    assert.strictEqual(p.strategy, "block-anchor")
+    assert.strictEqual(text, block("alpha").replace("return value", "return value + 1") + block("alphb"))
+  })
+
+  it("whitespace inside a line: `function  myFunc( a, b )` is found from `function myFunc(a, b)`", () => {
+    const { text, plan: p } = applied("function  myFunc( a, b ) {\n  return a\n}\n", "function myFunc(a, b)", "function myFunc(a, b, c)")
+    assert.strictEqual(p.strategy, "whitespace-normalized")
+    assert.strictEqual(text, "function myFunc(a, b, c) {\n  return a\n}\n")
+    const lines = applied("if ( ready ) {\n  go( 1 )\n}\n", "if (ready) {\n  go(1)\n}", "if (ready) {\n  go(2)\n}")
+    assert.strictEqual(lines.text, "if ( ready ) {\n  go(2)\n}\n")
+    // Words stay apart: `returnx` is not `return x`, and a word is not found inside a longer one.
+    assert.strictEqual(rejected("returnx\n", "return x", "return y")._tag, "NotFound")
+    assert.strictEqual(rejected("notmyFunc( a )\n", "myFunc(a)", "myFunc(b)")._tag, "NotFound")
+  })
+})
+
+describe("placeholders", () => {
+  const file = "function f() {\n  const a = 1\n  const b = 2\n  return a + b\n}\n"
+
+  it("`// ... rest of code ...` where the quote had real lines is refused", () => {
+    const e = rejected(file, file.trimEnd(), "function f() {\n  // ... rest of code ...\n  return a + b + 1\n}")
+    assert.deepStrictEqual(e, { _tag: "Placeholder", line: 2, text: "  // ... rest of code ...", replaced: 2 })
+    assert.strictEqual(
+      Replacers.describe(e, "f.ts", file, file),
+      'newString line 2 is a placeholder, "// ... rest of code ...", where oldString has 2 real lines: the edit replaces ' +
+        "text literally, so those lines would be deleted from f.ts. Write out the full text in newString (quote only the " +
+        'lines you change in oldString to keep it short); do not abbreviate with comments like "... rest of code ...".'
+    )
+  })
+
+  it("`# ... existing code ...` in Python", () => {
+    const py = "def f():\n    a = 1\n    b = 2\n    return a + b\n"
+    const e = rejected(py, py.trimEnd(), "def f():\n    # ... existing code ...\n    return a + b + 1")
+    assert.strictEqual(e._tag, "Placeholder")
+  })
+
+  it("a placeholder the quote has too, an added comment with an ellipsis, and Python's `...` are written", () => {
+    const stub = "def f():\n    # ... existing code ...\n    return 1\n"
+    assert.strictEqual(applied(stub, "    return 1", "    return 2").text, stub.replace("1", "2"))
+    assert.strictEqual(
+      applied(file, "  return a + b", "  // ... then add them\n  return a + b").text,
+      file.replace("  return", "  // ... then add them\n  return")
+    )
+    assert.strictEqual(applied("def g():\n    pass\n", "    pass", "    ...").text, "def g():\n    ...\n")
+  })
+})

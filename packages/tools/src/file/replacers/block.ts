@@ -5,7 +5,7 @@
  * so a candidate has exactly as many non-blank lines as oldString: a block never grows or shrinks
  * past what the model quoted (opencode's R07/R30 "dangling tail" writes).
  */
-import { type Candidate, collapse, type Doc, type Find, lineEnd, lineRegion, lineStart } from "./doc.ts"
+import { type Candidate, looseKey, type Doc, type Find, lineEnd, lineRegion, lineStart } from "./doc.ts"
 import { similarity } from "./similarity.ts"
 
 /**
@@ -54,7 +54,7 @@ interface NonBlank {
 }
 
 const nonBlank = (find: Find): Array<NonBlank> =>
-  find.lines.flatMap((l, index) => (l.trim().length === 0 ? [] : [{ index, key: collapse(l) }]))
+  find.lines.flatMap((l, index) => (l.trim().length === 0 ? [] : [{ index, key: looseKey(l) }]))
 
 /** A run of file lines lined up with oldString's non-blank lines. */
 interface Block {
@@ -108,7 +108,7 @@ const check = (nb: ReadonlyArray<NonBlank>, block: Block, from: number, to: numb
   let worst: Check["worst"]
   for (let j = from; j < to; j++) {
     const a = nb[j]!.key
-    const b = collapse(block.lines[block.idx[j]!]!)
+    const b = looseKey(block.lines[block.idx[j]!]!)
     if (a === b) {
       equal++
       continue

@@ -51,6 +51,13 @@ export interface Doc {
 /** Whitespace runs collapsed to one space, ends trimmed. */
 export const collapse = (s: string): string => s.replace(/\s+/g, " ").trim()
 
+/**
+ * A line's text up to whitespace: runs collapsed, and none kept next to punctuation, so
+ * `function  myFunc( a, b )` and `function myFunc(a, b)` have the same key. Whitespace between
+ * two words stays (one space), so `return x` never equals `returnx`.
+ */
+export const looseKey = (s: string): string => collapse(s).replace(/ ?([^\w\s$]) ?/g, "$1")
+
 export const makeDoc = (text: string): Doc => {
   let lines: Array<string> | undefined
   let starts: Array<number> | undefined

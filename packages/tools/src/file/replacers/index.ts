@@ -24,11 +24,13 @@
  */
 import { escapeNormalized, trimLike, trimmedBoundary, unescape } from "./boundary.ts"
 import { blockAnchor, contextAware, type NearMiss } from "./block.ts"
-import { type Candidate, type Doc, type Find, makeDoc, makeFind, type StrategyName } from "./doc.ts"
+import { type Candidate, type Doc, type Find, looseKey, makeDoc, makeFind, type StrategyName } from "./doc.ts"
 import { type Anchored, anchored, indentationFlexible, lineTrimmed, whitespaceNormalized } from "./lines.ts"
 import { merge } from "./merge.ts"
+import { placeholderIn } from "./placeholder.ts"
 
 export type { NearMiss } from "./block.ts"
+export { describe } from "./messages.ts"
 export type { StrategyName } from "./doc.ts"
 
 export interface Splice {
@@ -78,6 +80,7 @@ export type ReplaceError =
     readonly oldText: string
   }
   | { readonly _tag: "NoChange"; readonly strategy: StrategyName }
+  | { readonly _tag: "Placeholder"; readonly line: number; readonly text: string; readonly replaced: number }
 
 interface Tier {
   readonly name: StrategyName
@@ -140,6 +143,32 @@ const quotedIndentation = (doc: Doc, find: Find, match: Candidate, rare: Readonl
   return out
 }
 
+/**
+ * Among blocks found by similarity, the one whose every non-blank line equals oldString's up to
+ * whitespace, when exactly one is: the others differ by a word, it does not. Otherwise all of
+ * them (the call is ambiguous).
+ */
+const clearlyBest = (find: Find, found: ReadonlyArray<Candidate>): ReadonlyArray<Candidate> => {
+  const equal = found.filter((c) =>
+    find.lines.every((l, i) => {
+      const t = c.align![i]!
+      return l.trim().length === 0 || (t >= 0 && looseKey(l) === looseKey(c.lines![t]!))
+    })
+  )
+  return equal.length === 1 ? equal : found
+}
+
+/**
+ * Characters a JSON- or string-escaped oldString had to write as escapes (`\n`, `\t`, quotes).
+ * newString is escaped the same way when it has an escape and writes none of those characters raw.
+ */
+const ESCAPED_CHARS: ReadonlyArray<readonly [string, string]> = [["\n", "\\n"], ["\t", "\\t"], ['"', '\\"'], ["'", "\\'"], ["`", "\\`"]]
+
+export const escapedLike = (oldString: string, newString: string): boolean => {
+  if (unescape(newString) === newString) return false
+  return ESCAPED_CHARS.every(([raw, escaped]) => !(oldString.includes(escaped) && !oldString.includes(raw) && newString.includes(raw)))
+}
+
 const range = (doc: Doc) => (c: Candidate): LineRange => {
   const startLine = doc.lineOf(c.start) + 1
   return { startLine, endLine: startLine + (c.end > c.start ? countNewlines(doc.text, c.start, c.end - 1) : 0) }
@@ -190,6 +219,10 @@ export const stripReadPrefixes = (s: string): string | undefined => {
  * (from newString too, if it has them) and the cascade runs once more.
  */
 export const plan = (content: string, oldString: string, newString: string, replaceAll = false): Plan | ReplaceError => {
+  if (oldString !== newString && oldString.length > 0) {
+    const placeholder = placeholderIn(oldString.split("\n"), newString.split("\n"))
+    if (placeholder !== undefined) return { _tag: "Placeholder", ...placeholder }
+  }
   const direct = planOnce(content, oldString, newString, replaceAll)
   if (direct._tag !== "NotFound") return direct
   const old = stripReadPrefixes(oldString)
@@ -212,8 +245,9 @@ const planOnce = (content: string, oldString: string, newString: string, replace
   for (const tier of list) {
     if (whitespaceOnly && tier.name !== "exact") break
     tried.push(tier.name)
-    const found = tier.run()
+    let found = tier.run()
     if (found.length === 0) continue
+    if (found.length > 1 && !replaceAll && tier.similar === true) found = clearlyBest(find, found)
     if (found.length > 1 && (!replaceAll || tier.similar === true)) {
       return { _tag: "Ambiguous", strategy: tier.name, matches: found.map(ranges), similarOnly: replaceAll }
     }
@@ -234,7 +268,7 @@ const planOnce = (content: string, oldString: string, newString: string, replace
         reindented ||= merged.reindented
         splices.push({ start: c.start, end: c.end, text: merged.text })
       } else {
-        const text = c.transform === "unescape" ? unescape(newString) : c.transform === "trim-boundary" ? trimLike(oldString, newString) : newString
+        const text = c.transform === "unescape" ? (escapedLike(oldString, newString) ? unescape(newString) : newString) : c.transform === "trim-boundary" ? trimLike(oldString, newString) : newString
         splices.push({ start: c.start, end: c.end, text })
       }
     }
@@ -249,7 +283,7 @@ const planOnce = (content: string, oldString: string, newString: string, replace
         return (matches ??= chosen.map(ranges))
       },
       reindented,
-      unescaped: tier.name === "escape-normalized" && unescape(newString) !== newString
+      unescaped: tier.name === "escape-normalized" && escapedLike(oldString, newString) && unescape(newString) !== newString
     }
   }
   return { _tag: "NotFound", tried, nearMiss: misses[0], whitespaceOnly }

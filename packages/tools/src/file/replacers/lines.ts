@@ -7,7 +7,7 @@
  * exact occurrence and every trimmed window contains the anchor (one of oldString's trimmed lines)
  * verbatim, so the anchor's occurrences are the only places worth looking at.
  */
-import { type Candidate, collapse, type Doc, type Find, identity, lineEnd, lineRegion, lineStart, occurrences } from "./doc.ts"
+import { type Candidate, type Doc, type Find, identity, lineEnd, lineRegion, lineStart, looseKey, occurrences } from "./doc.ts"
 
 // Lines of oldString tried as the anchor before settling for a frequent one.
 const MAX_PROBES = 6
@@ -148,20 +148,41 @@ export const indentationFlexible = (doc: Doc, find: Find, windows: ReadonlyArray
   return windows.filter((w) => dedent(w.lines) === want).map(toRegion(doc, find))
 }
 
+/** Regex-escaped. */
+const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
 /**
- * Lines equal once whitespace runs are collapsed, anchored on oldString's longest token (tokens
- * survive whitespace normalisation verbatim). A one-line oldString that matches no whole line may
- * also match inside a line, token by token with any run of spaces or tabs between tokens.
+ * A pattern for one line of text up to whitespace: any run of spaces or tabs between two words,
+ * any (or none) next to punctuation.
+ */
+const loosePattern = (line: string): RegExp | undefined => {
+  const tokens = line.trim().match(/[\w$]+|[^\w\s$]/g)
+  if (tokens === null || tokens.length < 2) return undefined
+  let source = literal(tokens[0]!)
+  for (let i = 1; i < tokens.length; i++) {
+    const words = /^[\w$]/.test(tokens[i - 1]!) && /^[\w$]/.test(tokens[i]!)
+    source += (words ? "[ \\t]+" : "[ \\t]*") + literal(tokens[i]!)
+  }
+  // A word at either end is a whole word: `myFunc(a)` is not found inside `notmyFunc(a)`.
+  const word = /^[\w$]/
+  if (word.test(tokens[0]!)) source = "(?<![\\w$])" + source
+  if (word.test(tokens[tokens.length - 1]!)) source += "(?![\\w$])"
+  return new RegExp(source, "g")
+}
+
+/**
+ * Lines equal up to whitespace (runs collapsed, none needed next to punctuation: `looseKey`),
+ * anchored on oldString's longest word (words survive whitespace normalisation verbatim). A
+ * one-line oldString that matches no whole line may also match inside a line, the same way.
  */
 export const whitespaceNormalized = (doc: Doc, find: Find): Array<Candidate> => {
-  const keys = find.lines.map(collapse)
-  const tokens = keys.flatMap((k) => (k.length === 0 ? [] : k.split(" ")))
-  if (tokens.length === 0) return []
-  const token = tokens.reduce((a, b) => (b.length > a.length ? b : a))
-  const whole = windowsAround(doc.text, allOccurrences(doc.text, token), keys, collapse).map(toRegion(doc, find))
+  const keys = find.lines.map(looseKey)
+  const words = find.raw.match(/[\w$]+/g)
+  if (words === null) return []
+  const token = words.reduce((a, b) => (b.length > a.length ? b : a))
+  const whole = windowsAround(doc.text, allOccurrences(doc.text, token), keys, looseKey).map(toRegion(doc, find))
   if (whole.length > 0 || find.lines.length !== 1) return whole
-  const words = find.raw.trim().split(/\s+/)
-  if (words.length < 2) return []
-  const pattern = new RegExp(words.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[ \\t]+"), "g")
+  const pattern = loosePattern(find.raw)
+  if (pattern === undefined) return []
   return [...doc.text.matchAll(pattern)].map((m) => ({ start: m.index, end: m.index + m[0].length, transform: "trim-boundary" as const }))
 }

@@ -5,10 +5,11 @@
  *   fuzzy match never replaces text outside what the model actually changed (field failure B12).
  * - A line the edit removes or rewrites must equal its file line up to whitespace; otherwise the
  *   model changed a line it misremembered, and the edit is refused (Conflict) rather than guessed.
- * - Added lines are re-indented from oldString's indentation to the file's (B19: tabs vs spaces,
- *   a block quoted one level off).
+ * - Added lines written at oldString's indentation are re-indented to the file's (B19: tabs vs
+ *   spaces, a block quoted one level off); written at the file's indentation already, they stay.
+ * - A blank line newString adds where the file has one the quote left out is written once.
  */
-import { collapse, type Candidate, type Find } from "./doc.ts"
+import { type Candidate, type Find, looseKey } from "./doc.ts"
 
 export type MergeResult =
   | { readonly _tag: "Merged"; readonly text: string; readonly reindented: boolean }
@@ -114,36 +115,176 @@ const splitNew = (s: string): { readonly lines: Array<string>; readonly trailing
   return { lines, trailingNewline }
 }
 
+const isBlank = (s: string) => s.trim().length === 0
+
+/**
+ * Which indentation newString is written in. A model that quoted oldString at the wrong depth
+ * usually writes newString at that same depth ("quote": added lines are moved to the file's
+ * depth), but sometimes writes newString at the file's real depth ("file": written as given).
+ * Decided by the lines the edit keeps: on each kept line whose quoted indentation differs from
+ * the file's, newString's indentation votes for the one it equals. Without such a line, the first
+ * non-blank line of newString decides against its counterpart in oldString.
+ */
+const frameOf = (
+  oldLines: ReadonlyArray<string>,
+  fileOf: (i: number) => string | undefined,
+  fresh: ReadonlyArray<string>
+): "quote" | "file" => {
+  let quote = 0
+  let file = 0
+  const trimmedOps = lineOps(oldLines.map((l) => l.trim()), fresh.map((l) => l.trim()))
+  for (const step of trimmedOps) {
+    if (step.op !== "=") continue
+    const o = oldLines[step.o]!
+    const f = fileOf(step.o)
+    if (f === undefined || isBlank(o)) continue
+    const oi = indentOf(o)
+    const fi = indentOf(f)
+    if (oi === fi) continue
+    const ni = indentOf(fresh[step.n]!)
+    if (ni === oi) quote++
+    else if (ni === fi) file++
+  }
+  if (quote > 0 || file > 0) return file > quote ? "file" : "quote"
+  const firstOld = oldLines.findIndex((l, i) => !isBlank(l) && fileOf(i) !== undefined)
+  const firstNew = fresh.find((l) => !isBlank(l))
+  if (firstOld < 0 || firstNew === undefined) return "quote"
+  const oi = indentOf(oldLines[firstOld]!)
+  const fi = indentOf(fileOf(firstOld)!)
+  return oi !== fi && indentOf(firstNew) === fi ? "file" : "quote"
+}
+
+/**
+ * Indentation of an added line from the line it replaces (or sits next to): the file's
+ * indentation of that line, shifted by how much deeper or shallower newString's line is than
+ * oldString's, converted between tabs and spaces. Used when the quote's indentation is not a
+ * consistent shift of the file's (a block quoted flat, whose lines sit at different depths in the
+ * file), where one mapping for the whole block cannot exist.
+ */
+const shiftFrom = (ref: readonly [string, string], tabs: { readonly quoteUnit: number; readonly fileUnit: number }) =>
+(line: string): string => {
+  const [o, f] = ref
+  const ni = indentOf(line)
+  const oi = indentOf(o)
+  const fi = indentOf(f)
+  const fileTabs = fi.includes("\t")
+  const toFile = (extra: string) =>
+    fileTabs
+      ? extra.replace(new RegExp(` {1,${tabs.quoteUnit}}`, "g"), "\t")
+      : extra.replaceAll("\t", " ".repeat(tabs.fileUnit))
+  if (ni.startsWith(oi)) return fi + toFile(ni.slice(oi.length)) + line.slice(ni.length)
+  if (oi.startsWith(ni)) {
+    const less = toFile(oi.slice(ni.length))
+    const base = fi.endsWith(less) ? fi.slice(0, fi.length - less.length) : fi.slice(0, Math.max(0, fi.length - less.length))
+    return base + line.slice(ni.length)
+  }
+  return fi + line.slice(ni.length)
+}
+
+type Item = { readonly text: string; readonly kind: "line" | "file-blank" | "added-blank" }
+
 /** The merged replacement for a line candidate; a Conflict's `line` is relative to the candidate. */
 export const merge = (find: Find, cand: Candidate, newString: string): MergeResult => {
   const align = cand.align!
   const lines = cand.lines!
   const fresh = splitNew(newString)
   const aligned = new Set(align.filter((t) => t >= 0))
+  const fileOf = (i: number) => (align[i]! >= 0 ? lines[align[i]!]! : undefined)
   const pairs = find.lines.flatMap((o, i) => (align[i]! >= 0 ? [[o, lines[align[i]!]!] as const] : []))
-  const reindent = makeReindent(pairs)
-  const out: Array<string> = []
+  const drifted = pairs.some(([o, f]) => !isBlank(o) && indentOf(o) !== indentOf(f))
+  const frame = drifted ? frameOf(find.lines, fileOf, fresh.lines) : "file"
+  // In the file's frame, a kept line is one newString repeats at the file's indentation.
+  const oldKeys = frame === "file"
+    ? find.lines.map((o, i) => {
+      const f = fileOf(i)
+      return f === undefined ? o : indentOf(f) + o.slice(indentOf(o).length)
+    })
+    : find.lines
+  const uniform = frame === "quote" ? makeReindent(pairs) : undefined
+  const units = {
+    quoteUnit: unitOf(pairs.map(([o]) => indentOf(o)).filter((i) => !i.includes("\t")), 4),
+    fileUnit: unitOf(pairs.map(([, f]) => indentOf(f)).filter((i) => !i.includes("\t")), 4)
+  }
+  const out: Array<Item> = []
+  let hunkStart = 0
+  let reindented = false
+  /** Where newString adds blank lines and the file has blank lines the quote left out, the file's go. */
+  const closeHunk = () => {
+    let added = 0
+    for (let k = hunkStart; k < out.length; k++) if (out[k]!.kind === "added-blank") added++
+    for (let k = hunkStart; k < out.length && added > 0; k++) {
+      if (out[k]!.kind === "file-blank") {
+        out.splice(k--, 1)
+        added--
+      }
+    }
+  }
   let f = 0
   const flushUntil = (target: number) => {
-    for (; f < target; f++) if (!aligned.has(f)) out.push(lines[f]!)
+    for (; f < target; f++) if (!aligned.has(f)) out.push({ text: lines[f]!, kind: isBlank(lines[f]!) ? "file-blank" : "line" })
   }
-  for (const step of lineOps(find.lines, fresh.lines)) {
+  // The line an added line is placed against: the k-th removed line of its hunk, else the last
+  // removed one, else the kept line before it (after it, at the start of the block).
+  const ops = lineOps(oldKeys, fresh.lines)
+  let removed: Array<number> = []
+  let added = 0
+  let lastKept = -1
+  const refFor = (k: number, at: number): number => {
+    const real = removed.filter((i) => fileOf(i) !== undefined && !isBlank(find.lines[i]!))
+    if (real.length > 0) return real[Math.min(k, real.length - 1)]!
+    if (lastKept >= 0) return lastKept
+    for (let s = at; s < ops.length; s++) {
+      const step = ops[s]!
+      if (step.op !== "+" && fileOf(step.o) !== undefined && !isBlank(find.lines[step.o]!)) return step.o
+    }
+    return -1
+  }
+  for (let s = 0; s < ops.length; s++) {
+    const step = ops[s]!
     if (step.op === "+") {
       const line = fresh.lines[step.n]!
-      out.push(reindent === undefined ? line : reindent(line))
+      if (isBlank(line)) {
+        out.push({ text: line, kind: "added-blank" })
+        continue
+      }
+      let text = line
+      if (frame === "quote") {
+        if (uniform !== undefined) text = uniform(line)
+        else {
+          const ref = refFor(added, s)
+          if (ref >= 0) text = shiftFrom([find.lines[ref]!, fileOf(ref)!], units)(line)
+        }
+      }
+      added++
+      reindented ||= text !== line
+      out.push({ text, kind: "line" })
       continue
     }
     const t = align[step.o]!
+    if (step.op === "=") {
+      if (t >= 0) {
+        flushUntil(t)
+        closeHunk()
+        out.push({ text: lines[t]!, kind: "line" })
+        f = t + 1
+        hunkStart = out.length
+        if (!isBlank(find.lines[step.o]!)) lastKept = step.o
+      }
+      removed = []
+      added = 0
+      continue
+    }
     if (t < 0) continue
-    if (step.op === "-" && collapse(find.lines[step.o]!) !== collapse(lines[t]!)) {
+    if (looseKey(find.lines[step.o]!) !== looseKey(lines[t]!)) {
       return { _tag: "Conflict", line: t, fileText: lines[t]!, oldText: find.lines[step.o]! }
     }
     flushUntil(t)
-    if (step.op === "=") out.push(lines[t]!)
     f = t + 1
+    removed.push(step.o)
   }
   flushUntil(lines.length)
+  closeHunk()
   const regionHasNewline = cand.end > cand.start + lines.reduce((n, l) => n + l.length + 1, -1)
   const trailing = fresh.trailingNewline && (regionHasNewline || !find.wholeLines)
-  return { _tag: "Merged", text: out.join("\n") + (trailing ? "\n" : ""), reindented: reindent !== undefined }
+  return { _tag: "Merged", text: out.map((i) => i.text).join("\n") + (trailing ? "\n" : ""), reindented }
 }

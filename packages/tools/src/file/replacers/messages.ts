@@ -48,6 +48,11 @@ export const describe = (error: ReplaceError, file: string, content: string, old
         "or use the write tool to replace the whole file."
     case "NoChange":
       return `The edit would not change ${file}: the matched text (${error.strategy} match) already reads like newString.`
+    case "Placeholder":
+      return `newString line ${error.line} is a placeholder, ${quote(error.text.trim())}, where oldString has ` +
+        `${error.replaced} real line${error.replaced === 1 ? "" : "s"}: the edit replaces text literally, so those lines ` +
+        `would be deleted from ${file}. Write out the full text in newString (quote only the lines you change in ` +
+        "oldString to keep it short); do not abbreviate with comments like \"... rest of code ...\"."
     case "Ambiguous":
       return `Found ${error.matches.length} matches for oldString in ${file} (${error.strategy} match) at lines ` +
         `${formatRanges(error.matches)}. ` +
