@@ -75,6 +75,14 @@ const SandboxConfig = z.strictObject({
     "other outside paths are visible only when approved for the call, and every process ends with the call."
 )
 
+const ApplyPatchConfig = z.strictObject({
+  mode: z.enum(["atomic", "sequential"]).optional().describe(
+    "atomic (default): nothing is written unless every hunk applies, and a chunk whose lines occur more than " +
+      "once without an @@ line is refused. sequential: codex's semantics (hunks before a failing one stay " +
+      "applied, an unanchored chunk changes the first copy, an updated file always ends with a newline)."
+  )
+}).describe("How the apply_patch tool applies a patch.")
+
 /** The config file's schema. */
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors."),
@@ -82,7 +90,8 @@ export const ConfigSchema = z.strictObject({
   truncation: TruncationConfig.optional(),
   spill: SpillConfig.optional(),
   tools: ToolsConfig.optional(),
-  sandbox: SandboxConfig.optional()
+  sandbox: SandboxConfig.optional(),
+  apply_patch: ApplyPatchConfig.optional()
 }).meta({ title: "agent-tools configuration", description: "The agent-tools.json file of a workspace." })
 
 export type AgentConfig = z.output<typeof ConfigSchema>

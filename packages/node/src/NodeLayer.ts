@@ -20,7 +20,7 @@ import {
   Truncate,
   Workspace
 } from "@agent-tools/core"
-import { Bash, builtins } from "@agent-tools/tools"
+import { ApplyPatchConfig, Bash, builtins } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
 import * as AnalysisWorker from "./AnalysisWorker.ts"
 import * as Bubblewrap from "./Bubblewrap.ts"
@@ -177,7 +177,8 @@ export const layerFromSettings = (
     // Big bash commands are analysed on a worker thread: other calls are served meanwhile.
     options.analysisWorker === false ? Layer.empty : AnalysisWorker.layer,
     // Every bash call in a bubblewrap sandbox where it can run (probed once; warns when not).
-    Bubblewrap.layer(s.sandbox)
+    Bubblewrap.layer(s.sandbox),
+    Layer.succeed(ApplyPatchConfig, { mode: s.config.apply_patch?.mode ?? "atomic" })
   ).pipe(Layer.provideMerge(base))
   const services = options.services === undefined ? core : Layer.merge(core, options.services)
   // Built-in tools are typed with open requirements; this layer provides everything listed above.

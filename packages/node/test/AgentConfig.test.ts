@@ -52,10 +52,18 @@ describe("AgentConfig.decode", () => {
       ])
     }))
 
+  it.effect("apply_patch.mode is atomic or sequential", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual((yield* AgentConfig.decode({ apply_patch: { mode: "sequential" } })).apply_patch, { mode: "sequential" })
+      assert.deepStrictEqual(yield* problemsOf({ apply_patch: { mode: "lenient" } }), [
+        `apply_patch.mode: expected atomic | sequential, got "lenient"`
+      ])
+    }))
+
   it.effect("rejects unknown keys at every level, listing the known ones", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* problemsOf({ permissions: {} }), [
-        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox)"
+        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { lines: 10 } }), [
         "truncation.lines: unknown key (expected one of maxLines, maxBytes, direction, tools)"
@@ -89,7 +97,7 @@ describe("AgentConfig.decode", () => {
       assert.strictEqual(
         error.message,
         `/ws/agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"\n` +
-          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox)"
+          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch)"
       )
       const json = yield* Effect.flip(AgentConfig.decodeText(`{"truncation": }`, "/ws/agent-tools.json"))
       assert.match(json.message, /^\/ws\/agent-tools\.json: invalid JSON: /)
@@ -141,7 +149,7 @@ describe("agent-tools.schema.json", () => {
 
   it("is a closed object schema with the contract's keys", () => {
     const schema = JSON.parse(readFileSync(file, "utf8")) as { properties: Record<string, unknown>; additionalProperties: boolean }
-    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox"])
+    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch"])
     assert.isFalse(schema.additionalProperties)
   })
 })

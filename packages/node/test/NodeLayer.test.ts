@@ -157,6 +157,25 @@ describe("NodeAgentTools.layer", () => {
       })
     ))
 
+  it.effect("apply_patch.mode: atomic refuses an unanchored chunk that matches twice, sequential patches the first copy", () => {
+    const twice = "x = 1\ny = 2\nx = 1\ny = 2\n"
+    const patchText = ["*** Begin Patch", "*** Update File: m.py", "@@", "-x = 1", "+x = 3", "*** End Patch"].join("\n")
+    const run = (config: NodeAgentTools.Options["config"]) =>
+      inWorkspace({ "m.py": twice }, (dir) =>
+        Effect.gen(function*() {
+          const outcome = yield* Effect.result(call("apply_patch", { patchText }))
+          const fs = yield* FileSystem.FileSystem
+          return { failed: outcome._tag === "Failure", text: yield* fs.readFileString(`${dir}/m.py`) }
+        }).pipe(Effect.provide(agent(dir, { tools: builtins, config }))))
+    return Effect.gen(function*() {
+      assert.deepStrictEqual(yield* run({ permission: "allow" }), { failed: true, text: twice })
+      assert.deepStrictEqual(yield* run({ permission: "allow", apply_patch: { mode: "sequential" } }), {
+        failed: false,
+        text: twice.replace("x = 1", "x = 3")
+      })
+    })
+  })
+
   it.effect("builds every built-in tool with the embedded services", () =>
     inWorkspace({}, (dir) =>
       Effect.gen(function*() {

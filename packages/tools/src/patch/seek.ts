@@ -24,23 +24,42 @@ const passes: ReadonlyArray<(s: string) => string> = [
   normalizePunctuation
 ]
 
+/** Where `pattern` is, and with which pass (0: exact … 3: punctuation folded) it was found. */
+export interface Seek {
+  readonly at: number
+  readonly pass: number
+}
+
+const matchesAt = (lines: ReadonlyArray<string>, want: ReadonlyArray<string>, norm: (s: string) => string, i: number) => {
+  for (let j = 0; j < want.length; j++) if (norm(lines[i + j]!) !== want[j]) return false
+  return true
+}
+
+export const seek = (lines: ReadonlyArray<string>, pattern: ReadonlyArray<string>, start: number, eof: boolean): Seek | undefined => {
+  if (pattern.length === 0) return { at: start, pass: 0 }
+  if (pattern.length > lines.length) return undefined
+  const from = eof ? lines.length - pattern.length : start
+  const last = lines.length - pattern.length
+  for (let pass = 0; pass < passes.length; pass++) {
+    const norm = passes[pass]!
+    const want = pattern.map(norm)
+    for (let i = from; i <= last; i++) if (matchesAt(lines, want, norm, i)) return { at: i, pass }
+  }
+  return undefined
+}
+
 export const seekSequence = (
   lines: ReadonlyArray<string>,
   pattern: ReadonlyArray<string>,
   start: number,
   eof: boolean
-): number | undefined => {
-  if (pattern.length === 0) return start
-  if (pattern.length > lines.length) return undefined
-  const from = eof ? lines.length - pattern.length : start
-  const last = lines.length - pattern.length
-  for (const norm of passes) {
-    const want = pattern.map(norm)
-    for (let i = from; i <= last; i++) {
-      let ok = true
-      for (let j = 0; j < want.length && ok; j++) ok = norm(lines[i + j]!) === want[j]
-      if (ok) return i
-    }
-  }
-  return undefined
+): number | undefined => seek(lines, pattern, start, eof)?.at
+
+/** Every later place `pattern` matches with the same pass as `found` (0-based line indexes). */
+export const otherMatches = (lines: ReadonlyArray<string>, pattern: ReadonlyArray<string>, found: Seek): Array<number> => {
+  const norm = passes[found.pass]!
+  const want = pattern.map(norm)
+  const out: Array<number> = []
+  for (let i = found.at + 1; i <= lines.length - pattern.length; i++) if (matchesAt(lines, want, norm, i)) out.push(i)
+  return out
 }

@@ -5,14 +5,16 @@
  * replaces and an inserted one the file's dominant ending (codex's CRLF cases in tool-cases.json).
  *
  * Two semantics:
- * - `atomic` (default): a missing final newline stays missing (field failure B23), and a pure
- *   addition under an `@@ context` goes right after that context line (B22), not to the end;
- * - `sequential` (codex): the result always ends with a newline; pure additions go to the end.
+ * - `atomic` (default): a missing final newline stays missing (field failure B23), a pure
+ *   addition under an `@@ context` goes right after that context line (B22), not to the end, and
+ *   a chunk without an `@@` line whose lines occur more than once is refused, naming where;
+ * - `sequential` (codex): the result always ends with a newline; pure additions go to the end; an
+ *   unanchored chunk changes the first place its lines occur.
  */
 import { dominantEol } from "../file/text.ts"
 import { dice } from "../file/replacers/similarity.ts"
 import type { Chunk, ChunkLine } from "./parser.ts"
-import { seekSequence } from "./seek.ts"
+import { otherMatches, seek, seekSequence } from "./seek.ts"
 
 export type Semantics = "atomic" | "sequential"
 
@@ -79,6 +81,18 @@ const hint = (texts: ReadonlyArray<string>, chunk: Chunk): string => {
   return notes.length === 0 ? "" : "\n" + notes.join("\n")
 }
 
+const MAX_LISTED = 10
+
+/** A chunk whose lines occur more than once and nothing says which (no `@@` line). */
+const ambiguous = (file: string, chunk: Chunk, length: number, at: ReadonlyArray<number>): string => {
+  const ranges = at.slice(0, MAX_LISTED).map((i) => (length > 1 ? `${i + 1}-${i + length}` : `${i + 1}`))
+  const more = at.length > MAX_LISTED ? ` and ${at.length - MAX_LISTED} more` : ""
+  return `The lines to change occur ${at.length} times in ${file}, at lines ${ranges.join(", ")}${more}:\n` +
+    `${chunk.oldLines.join("\n")}\n` +
+    "Add an `@@` line naming the function or class they are in (for example `@@ def handler`), or more context lines, " +
+    "so they match one place only."
+}
+
 const apply = (lines: ReadonlyArray<Line>, r: Replacement): Array<Line> => {
   const out: Array<Line> = []
   let f = r.start
@@ -119,16 +133,21 @@ export const deriveUpdate = (text: string, chunks: ReadonlyArray<Chunk>, file: s
     }
     let pattern = chunk.oldLines
     let ops = chunk.lines
-    let found = seekSequence(texts, pattern, cursor, chunk.isEndOfFile)
-    if (found === undefined && pattern[pattern.length - 1] === "") {
+    let sought = seek(texts, pattern, cursor, chunk.isEndOfFile)
+    if (sought === undefined && pattern[pattern.length - 1] === "") {
       pattern = pattern.slice(0, -1)
       ops = dropTrailingEmpty(ops, chunk.newLines[chunk.newLines.length - 1] === "")
-      found = seekSequence(texts, pattern, cursor, chunk.isEndOfFile)
+      sought = seek(texts, pattern, cursor, chunk.isEndOfFile)
     }
-    if (found === undefined) {
+    if (sought === undefined) {
       throw new UpdateError(
         `Failed to find expected lines in ${file}:\n${chunk.oldLines.join("\n")}` + (semantics === "atomic" ? hint(texts, chunk) : "")
       )
+    }
+    const found = sought.at
+    if (semantics === "atomic" && chunk.changeContext === undefined && !chunk.isEndOfFile) {
+      const others = otherMatches(texts, pattern, sought)
+      if (others.length > 0) throw new UpdateError(ambiguous(file, chunk, pattern.length, [found, ...others]))
     }
     replacements.push({ start: found, oldLength: pattern.length, ops })
     cursor = found + pattern.length

@@ -180,3 +180,43 @@ describe("deriveUpdate", () => {
     assert.strictEqual(update("a  \nb\nc\nd\n", ["@@", " a", "-b", "+B", "@@", "-d", "+D"]), "a  \nB\nc\nD\n")
   })
 })
+
+describe("apply_patch: context that occurs more than once", () => {
+  const twice = "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 1\n    return x\n"
+  const unanchored = patch("*** Update File: m.py", "@@", "     x = 1", "-    return x", "+    return x + 1")
+
+  it.effect("without an @@ line it is refused, naming the candidate lines, and nothing is written", () =>
+    Effect.gen(function*() {
+      const error = yield* callError("apply_patch", { patchText: unanchored })
+      assert.strictEqual(
+        error,
+        "apply_patch failed at hunk 1 (patch line 2): The lines to change occur 2 times in m.py, at lines 2-3, 6-7:\n" +
+          "    x = 1\n    return x\n" +
+          "Add an `@@` line naming the function or class they are in (for example `@@ def handler`), or more context " +
+          "lines, so they match one place only.\nNo files were changed."
+      )
+      assert.strictEqual(yield* readText("/ws/m.py"), twice)
+    }).pipe(Effect.provide(memory(ws, { "/ws/m.py": twice }))))
+
+  it.effect("an @@ line picks the copy", () =>
+    Effect.gen(function*() {
+      yield* call("apply_patch", {
+        patchText: patch("*** Update File: m.py", "@@ def b():", "     x = 1", "-    return x", "+    return x + 1")
+      })
+      assert.strictEqual(yield* readText("/ws/m.py"), twice.replace(/return x\n$/, "return x + 1\n"))
+    }).pipe(Effect.provide(memory(ws, { "/ws/m.py": twice }))))
+
+  it.effect("sequential (codex) mode keeps codex's behaviour: the first copy", () =>
+    Effect.gen(function*() {
+      yield* call("apply_patch", { patchText: unanchored })
+      assert.strictEqual(yield* readText("/ws/m.py"), twice.replace("return x\n", "return x + 1\n"))
+    }).pipe(Effect.provide(memory({ ...ws, mode: "sequential" }, { "/ws/m.py": twice }))))
+
+  it("the pure update function refuses the same way", () => {
+    assert.throws(
+      () =>
+        Patch.deriveUpdate("a\nb\na\nb\n", [{ changeContext: undefined, oldLines: ["a"], newLines: ["A"], lines: [{ op: "-", text: "a" }, { op: "+", text: "A" }], isEndOfFile: false, line: 2 }], "f", "atomic"),
+      /occur 2 times in f, at lines 1, 3/
+    )
+  })
+})

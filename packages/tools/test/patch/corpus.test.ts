@@ -1,6 +1,6 @@
 /**
- * The codex apply_patch conformance corpus, read in place from `<repo>/../shared/corpora/
- * codex-apply-patch` (Apache-2.0, not copied into this repository):
+ * The codex apply_patch conformance corpus, vendored as test data in `fixtures/codex-apply-patch`
+ * (Apache-2.0; its README names the upstream revisions, its LICENSE is the license text):
  * - the 23 scenarios with codex's harness semantics (copy input/, apply patch.txt, compare the
  *   whole tree with expected/, exit status ignored): all 23 in `sequential` (codex) mode, and all
  *   but 015 (partial success after a failure, which atomic mode exists to prevent) by default;
@@ -15,7 +15,7 @@ import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { Patch } from "@agent-tools/tools"
 import { call, node } from "../file/harness.ts"
 
-const CORPUS = fileURLToPath(new URL("../../../../../shared/corpora/codex-apply-patch/", import.meta.url))
+const CORPUS = fileURLToPath(new URL("./fixtures/codex-apply-patch/", import.meta.url))
 const present = existsSync(`${CORPUS}/scenarios`)
 
 const Platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
@@ -60,7 +60,7 @@ const runScenario = (name: string, mode: "atomic" | "sequential") =>
 describe("codex apply_patch corpus", () => {
   if (!present) {
     it("is present", () => {
-      assert.fail(`The codex corpus is missing: expected ${CORPUS}scenarios (shared/ must sit beside the repository).`)
+      assert.fail(`The codex corpus is missing: expected ${CORPUS}scenarios.`)
     })
     return
   }
