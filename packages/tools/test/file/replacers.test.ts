@@ -3,7 +3,7 @@
  * keeps unchanged lines byte-exact, and the refusals of field failures B11–B19.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Replacers } from "@agent-tools/tools"
+import { applyEdit, Replacers } from "@agent-tools/tools"
 
 const plan = (content: string, oldString: string, newString: string, replaceAll = false) =>
   Replacers.plan(content, oldString, newString, replaceAll)
@@ -348,5 +348,35 @@ describe("placeholders", () => {
       file.replace("  return", "  // ... then add them\n  return")
     )
     assert.strictEqual(applied("def g():\n    pass\n", "    pass", "    ...").text, "def g():\n    ...\n")
+  })
+})
+
+describe("quotes that differ, and where added lines go", () => {
+  it("a different identifier on a long context line is refused, however small its share of the line", () => {
+    const file = "function find(id) {\n  return this.repository.findAll({ where: { owner: user.id }, include: ['tags'] })\n  // done\n}\n"
+    const old = file.replace("owner:", "admin:").trimEnd()
+    const e = rejected(file, old, old.replace("// done", "// finished"))
+    assert.strictEqual(e._tag === "NotFound" ? e.nearMiss?.line : e._tag, 1)
+    // A misspelt word is still the same line.
+    const typo = file.replace("repository", "repositry").trimEnd()
+    assert.strictEqual(applied(file, typo, typo.replace("// done", "// finished")).text, file.replace("// done", "// finished"))
+  })
+
+  it("two quoted lines with the file's blank line between them left out", () => {
+    const yaml = "a:\n  x: 1\n\nb:\n  y: 2\n"
+    assert.strictEqual(applied(yaml, "  x: 1\nb:", "  x: 1\n\n# b follows\nb:").text, "a:\n  x: 1\n\n# b follows\nb:\n  y: 2\n")
+  })
+
+  it("a JSON-escaped quote of a CRLF file (\\r\\n escapes) matches its lines", () => {
+    const file = "if (a) {\r\n  go()\r\n}\r\n"
+    const r = applyEdit(file, "if (a) {\\r\\n  go()\\r\\n}", "if (a) {\\r\\n  go(1)\\r\\n}", false)
+    assert.strictEqual(r._tag === "Edited" ? r.text : r._tag, "if (a) {\r\n  go(1)\r\n}\r\n")
+  })
+
+  it("a line added after a replaced one, where the quote left out a blank line, goes after the blank line", () => {
+    const file = "  one: 1\n\nnext:\n"
+    assert.strictEqual(applied(file, "  one: 1\nnext:", "  one: 2\n# about next\nnext:").text, "  one: 2\n\n# about next\nnext:\n")
+    // …and a line added before the replaced one stays before it.
+    assert.strictEqual(applied(file, "  one: 1\nnext:", "  # about one\n  one: 2\nnext:").text, "  # about one\n  one: 2\n\nnext:\n")
   })
 })

@@ -30,8 +30,35 @@ export const LINE_SIMILARITY = 0.85
  */
 const numbers = (s: string) => s.match(/\d+/g)?.join(",") ?? ""
 
+/** How alike two words must be to be one word misspelt (`retries` / `retrys` 0.86, `owner` / `admin` 0). */
+const WORD_TYPO = 0.6
+
+const words = (s: string) => s.match(/[A-Za-z_$][\w$]*/g) ?? []
+
+/**
+ * The words one line has and the other lacks pair up as typos of each other (a leftover
+ * one-letter word, like the `s` of `user's`, is allowed). A different identifier on a long line
+ * is only a few characters of edit distance, but a different line: `{ where: { owner: id } }` is
+ * not `{ where: { admin: id } }`.
+ */
+const sameWords = (a: string, b: string): boolean => {
+  const left = new Map<string, number>()
+  for (const w of words(a)) left.set(w, (left.get(w) ?? 0) + 1)
+  const onlyB: Array<string> = []
+  for (const w of words(b)) {
+    const n = left.get(w) ?? 0
+    if (n > 0) left.set(w, n - 1)
+    else onlyB.push(w)
+  }
+  const onlyA = [...left].flatMap(([w, n]) => Array<string>(n).fill(w))
+  const unpaired = (ws: ReadonlyArray<string>, from: number) => ws.slice(from).every((w) => w.length <= 1)
+  const pairs = Math.min(onlyA.length, onlyB.length)
+  for (let i = 0; i < pairs; i++) if (similarity(onlyA[i]!, onlyB[i]!, WORD_TYPO) < WORD_TYPO) return false
+  return unpaired(onlyA, pairs) && unpaired(onlyB, pairs)
+}
+
 export const lineSimilarity = (a: string, b: string): number =>
-  numbers(a) !== numbers(b) ? 0 : similarity(a, b, LINE_SIMILARITY)
+  numbers(a) !== numbers(b) || !sameWords(a, b) ? 0 : similarity(a, b, LINE_SIMILARITY)
 
 /** Share of the middle lines context-aware needs equal (opencode's ContextAware rule). */
 const CONTEXT_EQUAL_SHARE = 0.5
@@ -138,7 +165,8 @@ const miss = (doc: Doc, find: Find, nb: ReadonlyArray<NonBlank>, block: Block, c
 /** Anchored on the first line with `indexOf`: the file is never split. */
 export const blockAnchor = (doc: Doc, find: Find, misses: Array<NearMiss>): Array<Candidate> => {
   const nb = nonBlank(find)
-  if (nb.length < 3) return []
+  // Two lines have no middle: both must equal the file's, only blank lines in between may differ.
+  if (nb.length < 2) return []
   const text = doc.text
   const first = find.lines[nb[0]!.index]!.trim()
   const last = find.lines[nb[nb.length - 1]!.index]!.trim()

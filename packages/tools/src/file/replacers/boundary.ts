@@ -10,8 +10,11 @@ const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "'": "'", '
 /** `\n`, `\t`, `\r`, `\'`, `\"`, `` \` ``, `\\`, `\<newline>`, `\$` → the characters themselves. */
 export const unescape = (s: string): string => s.replace(/\\([ntr'"`\\\n$])/g, (_, c: string) => ESCAPES[c]!)
 
+/** Unescaped, with the CRLFs an escaped `\r\n` gives turned into the LF of the text matched on. */
+export const unescapeLf = (s: string): string => unescape(s).replaceAll("\r\n", "\n")
+
 export const escapeNormalized = (doc: Doc, find: Find): Array<Candidate> => {
-  const unescaped = unescape(find.raw)
+  const unescaped = unescapeLf(find.raw)
   return unescaped === find.raw ? [] : occurrences(doc, unescaped, "unescape")
 }
 

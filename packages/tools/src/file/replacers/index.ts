@@ -22,7 +22,7 @@
  * strategies find candidates with native indexOf from an anchor line and never split the file, so
  * a drifted 30-line quote in a 20k-line file costs about one scan (bench/edit.bench.ts).
  */
-import { escapeNormalized, trimLike, trimmedBoundary, unescape } from "./boundary.ts"
+import { escapeNormalized, trimLike, trimmedBoundary, unescape, unescapeLf } from "./boundary.ts"
 import { blockAnchor, contextAware, type NearMiss } from "./block.ts"
 import { type Candidate, type Doc, type Find, looseKey, makeDoc, makeFind, type StrategyName } from "./doc.ts"
 import { type Anchored, anchored, indentationFlexible, lineTrimmed, whitespaceNormalized } from "./lines.ts"
@@ -268,7 +268,7 @@ const planOnce = (content: string, oldString: string, newString: string, replace
         reindented ||= merged.reindented
         splices.push({ start: c.start, end: c.end, text: merged.text })
       } else {
-        const text = c.transform === "unescape" ? (escapedLike(oldString, newString) ? unescape(newString) : newString) : c.transform === "trim-boundary" ? trimLike(oldString, newString) : newString
+        const text = c.transform === "unescape" ? (escapedLike(oldString, newString) ? unescapeLf(newString) : newString) : c.transform === "trim-boundary" ? trimLike(oldString, newString) : newString
         splices.push({ start: c.start, end: c.end, text })
       }
     }

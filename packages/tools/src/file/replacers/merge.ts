@@ -10,6 +10,7 @@
  * - A blank line newString adds where the file has one the quote left out is written once.
  */
 import { type Candidate, type Find, looseKey } from "./doc.ts"
+import { similarity } from "./similarity.ts"
 
 export type MergeResult =
   | { readonly _tag: "Merged"; readonly text: string; readonly reindented: boolean }
@@ -181,6 +182,39 @@ const shiftFrom = (ref: readonly [string, string], tabs: { readonly quoteUnit: n
   return fi + line.slice(ni.length)
 }
 
+/**
+ * The additions (op indexes) that are insertions rather than the new text of a removed line: in
+ * each run of changes, those after the added line most like the last removed one (all of them
+ * when nothing is removed). An insertion attaches to the kept line after it.
+ */
+const insertionsOf = (ops: ReadonlyArray<Op>, oldLines: ReadonlyArray<string>, newLines: ReadonlyArray<string>): Set<number> => {
+  const out = new Set<number>()
+  let lastRemoved: string | undefined
+  let added: Array<number> = []
+  const close = () => {
+    let from = 0
+    if (lastRemoved !== undefined) {
+      const key = looseKey(lastRemoved)
+      let best = -1
+      added.forEach((s, i) => {
+        const sim = similarity(key, looseKey(newLines[(ops[s] as { n: number }).n]!))
+        if (sim > best) [best, from] = [sim, i + 1]
+      })
+    }
+    for (const s of added.slice(from)) out.add(s)
+    lastRemoved = undefined
+    added = []
+  }
+  ops.forEach((step, s) => {
+    if (step.op === "=") close()
+    else if (step.op === "-") {
+      if (oldLines[step.o]!.trim().length > 0) lastRemoved = oldLines[step.o]!
+    } else added.push(s)
+  })
+  close()
+  return out
+}
+
 type Item = { readonly text: string; readonly kind: "line" | "file-blank" | "added-blank" }
 
 /** The merged replacement for a line candidate; a Conflict's `line` is relative to the candidate. */
@@ -239,10 +273,14 @@ export const merge = (find: Find, cand: Candidate, newString: string): MergeResu
     }
     return -1
   }
+  const insertions = insertionsOf(ops, oldKeys, fresh.lines)
   for (let s = 0; s < ops.length; s++) {
     const step = ops[s]!
     if (step.op === "+") {
       const line = fresh.lines[step.n]!
+      // Lines added between two kept ones attach to the line after them: blank lines the quote
+      // left out come first. Lines that replace removed ones take their place instead.
+      if (insertions.has(s)) while (f < lines.length && !aligned.has(f)) flushUntil(f + 1)
       if (isBlank(line)) {
         out.push({ text: line, kind: "added-blank" })
         continue
