@@ -57,8 +57,14 @@ const sameWords = (a: string, b: string): boolean => {
   return unpaired(onlyA, pairs) && unpaired(onlyB, pairs)
 }
 
-export const lineSimilarity = (a: string, b: string): number =>
-  numbers(a) !== numbers(b) || !sameWords(a, b) ? 0 : similarity(a, b, LINE_SIMILARITY)
+export const lineSimilarity = (a: string, b: string): number => similarLines(a, numbers(a), b, numbers(b))
+
+/** lineSimilarity with the lines' numbers already extracted; the costly word check runs last. */
+const similarLines = (a: string, aNumbers: string, b: string, bNumbers: string): number => {
+  if (aNumbers !== bNumbers) return 0
+  const s = similarity(a, b, LINE_SIMILARITY)
+  return s >= LINE_SIMILARITY && !sameWords(a, b) ? 0 : s
+}
 
 /** Share of the middle lines context-aware needs equal (opencode's ContextAware rule). */
 const CONTEXT_EQUAL_SHARE = 0.5
@@ -77,11 +83,18 @@ export interface NearMiss {
 
 interface NonBlank {
   readonly index: number
+  readonly trimmed: string
   readonly key: string
+  readonly numbers: string
 }
 
 const nonBlank = (find: Find): Array<NonBlank> =>
-  find.lines.flatMap((l, index) => (l.trim().length === 0 ? [] : [{ index, key: looseKey(l) }]))
+  find.lines.flatMap((l, index) => {
+    const trimmed = l.trim()
+    if (trimmed.length === 0) return []
+    const key = looseKey(l)
+    return [{ index, trimmed, key, numbers: numbers(key) }]
+  })
 
 /** A run of file lines lined up with oldString's non-blank lines. */
 interface Block {
@@ -130,18 +143,35 @@ interface Check {
   readonly equal: number
 }
 
-const check = (nb: ReadonlyArray<NonBlank>, block: Block, from: number, to: number): Check => {
+/**
+ * Lines from..to-1 of oldString against the block: equal (trimmed, then up to whitespace) or
+ * similar enough. `firstFailure` stops at the first line that is neither (a quick no), else the
+ * worst line is found.
+ */
+const check = (nb: ReadonlyArray<NonBlank>, block: Block, from: number, to: number, firstFailure = false): Check => {
   let equal = 0
   let worst: Check["worst"]
   for (let j = from; j < to; j++) {
-    const a = nb[j]!.key
-    const b = looseKey(block.lines[block.idx[j]!]!)
-    if (a === b) {
+    const line = block.lines[block.idx[j]!]!
+    if (line.trim() === nb[j]!.trimmed) {
       equal++
       continue
     }
-    const s = lineSimilarity(a, b)
+    // Whitespace does not change a line's numbers: a different number fails before any key is made.
+    const lineNumbers = numbers(line)
+    if (lineNumbers !== nb[j]!.numbers) {
+      if (worst === undefined || worst.similarity > 0) worst = { j, similarity: 0 }
+      if (firstFailure) break
+      continue
+    }
+    const b = looseKey(line)
+    if (b === nb[j]!.key) {
+      equal++
+      continue
+    }
+    const s = similarLines(nb[j]!.key, nb[j]!.numbers, b, lineNumbers)
     if (worst === undefined || s < worst.similarity) worst = { j, similarity: s }
+    if (firstFailure && s < LINE_SIMILARITY) break
   }
   return { ok: worst === undefined || worst.similarity >= LINE_SIMILARITY, worst, equal }
 }
@@ -186,33 +216,71 @@ export const blockAnchor = (doc: Doc, find: Find, misses: Array<NearMiss>): Arra
   return out
 }
 
+const isSpace = (c: number) => c === 32 || c === 9 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0xfeff
+
 export const contextAware = (doc: Doc, find: Find, misses: Array<NearMiss>): Array<Candidate> => {
   const nb = nonBlank(find)
   if (nb.length < 3) return []
-  const trimmed = doc.trimmed()
-  // Middle lines equal after trimming locate the candidates (a collapsed-equal one still counts below).
-  const middle = nb.slice(1, -1).map((x) => find.lines[x.index]!.trim())
-  const wanted = new Set(middle)
-  const positions = new Map<string, Array<number>>()
-  trimmed.forEach((key, i) => {
-    if (wanted.has(key)) positions.set(key, [...(positions.get(key) ?? []), i])
-  })
-  const seen = new Set<number>()
-  const out: Array<Candidate> = []
+  // Middle lines equal after trimming locate the candidates: each such line votes for the block
+  // start it implies (counted in non-blank lines), and only starts with enough votes are checked.
+  // One pass over the text without splitting it: a line is cut out only when its trimmed length
+  // is that of a middle line.
+  const middle = new Map<string, Array<number>>()
   for (let j = 1; j < nb.length - 1; j++) {
-    for (const p of positions.get(middle[j - 1]!) ?? []) {
-      // Back from the matched middle line to where the block's first non-blank line is.
-      let first = p
-      for (let back = j; back > 0 && first > 0;) if (trimmed[--first]!.length > 0) back--
-      if (trimmed[first]!.length === 0 || seen.has(first)) continue
-      seen.add(first)
-      const block = walkFrom(doc.text, doc.starts()[first]!, nb.length)
-      if (block === undefined || block.idx[j] !== p - first) continue
-      const all = check(nb, block, 0, nb.length)
-      const enough = check(nb, block, 1, nb.length - 1).equal >= Math.ceil((nb.length - 2) * CONTEXT_EQUAL_SHARE)
-      if (all.ok && enough) out.push(candidate(doc, find, nb, block))
-      else if (!all.ok && enough) misses.push(miss(doc, find, nb, block, all))
-    }
+    const js = middle.get(nb[j]!.trimmed)
+    if (js === undefined) middle.set(nb[j]!.trimmed, [j])
+    else js.push(j)
   }
-  return out.sort((a, b) => a.start - b.start)
+  const lengths = new Set([...middle.keys()].map((k) => k.length))
+  const text = doc.text
+  let lineCount = 1
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineCount++
+  // Per non-blank line: its start, trimmed start and end, line number, and the votes for a block starting there.
+  const starts = new Int32Array(lineCount)
+  const from = new Int32Array(lineCount)
+  const to = new Int32Array(lineCount)
+  const lineNo = new Int32Array(lineCount)
+  const votes = new Int32Array(lineCount)
+  let count = 0
+  for (let start = 0, n = 0; start <= text.length; n++) {
+    let end = text.indexOf("\n", start)
+    if (end === -1) end = text.length
+    let a = start
+    let b = end
+    while (a < b && isSpace(text.charCodeAt(a))) a++
+    while (b > a && isSpace(text.charCodeAt(b - 1))) b--
+    if (b > a) {
+      if (lengths.has(b - a)) {
+        const js = middle.get(text.slice(a, b))
+        if (js !== undefined) for (const j of js) if (count >= j) votes[count - j]!++
+      }
+      starts[count] = start
+      from[count] = a
+      to[count] = b
+      lineNo[count++] = n
+    }
+    start = end + 1
+  }
+  const needed = Math.ceil((nb.length - 2) * CONTEXT_EQUAL_SHARE)
+  const out: Array<Candidate> = []
+  for (let s = 0; s + nb.length <= count; s++) {
+    if (votes[s]! < needed) continue
+    // A line neither equal after trimming nor holding the same numbers rules the block out at once.
+    let ruledOut = false
+    for (let j = 0; j < nb.length && !ruledOut; j++) {
+      const t = text.slice(from[s + j]!, to[s + j]!)
+      ruledOut = t !== nb[j]!.trimmed && numbers(t) !== nb[j]!.numbers
+    }
+    if (ruledOut && misses.length > 0) continue // only the first near miss is reported
+    const last = s + nb.length - 1
+    const block: Block = {
+      start: starts[s]!,
+      lines: text.slice(starts[s]!, to[last]! + (text.indexOf("\n", to[last]!) === -1 ? text.length : text.indexOf("\n", to[last]!)) - to[last]!).split("\n"),
+      idx: Array.from({ length: nb.length }, (_, j) => lineNo[s + j]! - lineNo[s]!)
+    }
+    const all = check(nb, block, 0, nb.length, true)
+    if (all.ok) out.push(candidate(doc, find, nb, block))
+    else if (misses.length === 0) misses.push(miss(doc, find, nb, block, all))
+  }
+  return out
 }

@@ -148,6 +148,26 @@ export const indentationFlexible = (doc: Doc, find: Find, windows: ReadonlyArray
   return windows.filter((w) => dedent(w.lines) === want).map(toRegion(doc, find))
 }
 
+/** How many times `needle` occurs, counting no further than `limit`. */
+const countUpTo = (text: string, needle: string, limit: number): number => {
+  let n = 0
+  for (let i = text.indexOf(needle); i !== -1 && n < limit; i = text.indexOf(needle, i + 1)) n++
+  return n
+}
+
+/** Of the longest words, the one that occurs least (a word that occurs at most once ends the search). */
+const rarest = (text: string, words: ReadonlyArray<string>): string => {
+  const longest = [...new Set(words)].sort((a, b) => b.length - a.length).slice(0, MAX_PROBES)
+  let best = longest[0]!
+  let fewest = Infinity
+  for (const w of longest) {
+    const n = countUpTo(text, w, fewest)
+    if (n < fewest) [best, fewest] = [w, n]
+    if (n <= 1) break
+  }
+  return best
+}
+
 /** Regex-escaped. */
 const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -179,7 +199,7 @@ export const whitespaceNormalized = (doc: Doc, find: Find): Array<Candidate> => 
   const keys = find.lines.map(looseKey)
   const words = find.raw.match(/[\w$]+/g)
   if (words === null) return []
-  const token = words.reduce((a, b) => (b.length > a.length ? b : a))
+  const token = rarest(doc.text, words)
   const whole = windowsAround(doc.text, allOccurrences(doc.text, token), keys, looseKey).map(toRegion(doc, find))
   if (whole.length > 0 || find.lines.length !== 1) return whole
   const pattern = loosePattern(find.raw)
