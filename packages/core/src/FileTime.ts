@@ -46,10 +46,15 @@ export class FileTime extends Context.Service<FileTime, {
   /** Records our own write, so it never counts as an external change. */
   readonly recordWrite: (sessionID: string, path: string, content: Uint8Array) => Effect.Effect<void, PlatformError>
   readonly get: (sessionID: string, path: string) => Effect.Effect<Stamp | undefined>
-  /** Fails unless the file was read in this session and its content is unchanged since. */
+  /**
+   * Fails unless the file was read in this session and its content is unchanged since. `content`
+   * is the file's bytes as the caller just read them (under the path's lock): they are checked
+   * instead of reading the file again.
+   */
   readonly assert: (
     sessionID: string,
-    path: string
+    path: string,
+    content?: Uint8Array
   ) => Effect.Effect<void, FileNotReadError | FileModifiedError | PlatformError>
   /** Runs `effect` holding the writer lock of `path` (one writer per real path at a time). */
   readonly withLock: <A, E, R>(path: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -69,7 +74,7 @@ export const hash = (content: Uint8Array): string => createHash("sha256").update
 /** Lines as an editor counts them: "a\nb" and "a\nb\n" both have 2, "" has 0. */
 export const countLines = (content: Uint8Array): number => {
   let n = 0
-  for (let i = 0; i < content.length; i++) if (content[i] === 10) n++
+  for (let i = content.indexOf(10); i !== -1; i = content.indexOf(10, i + 1)) n++
   return content.length > 0 && content[content.length - 1] !== 10 ? n + 1 : n
 }
 
@@ -125,26 +130,31 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
     yield* store(sessionID, key, yield* stamp(key, content))
   })
 
+  // Our own write: the bytes are known, and the mtime only ever explains a later change, so the
+  // file is not stat'ed again.
   const recordWrite = Effect.fn("FileTime.recordWrite")(function*(sessionID: string, file: string, content: Uint8Array) {
     const key = path.resolve(file)
     yield* Effect.annotateCurrentSpan({ sessionID, path: key })
-    yield* store(sessionID, key, yield* stamp(key, content))
+    const readAt = yield* Clock.currentTimeMillis
+    yield* store(sessionID, key, { readAt, hash: hash(content), size: content.length, mtime: undefined, lines: countLines(content) })
   })
 
   const get = Effect.fn("FileTime.get")(function*(sessionID: string, file: string) {
     return sessions.get(sessionID)?.get(path.resolve(file))
   })
 
-  const assert = Effect.fn("FileTime.assert")(function*(sessionID: string, file: string) {
+  const assert = Effect.fn("FileTime.assert")(function*(sessionID: string, file: string, content?: Uint8Array) {
     if (options.disabled === true) return
     const key = path.resolve(file)
     yield* Effect.annotateCurrentSpan({ sessionID, path: key })
     const previous = sessions.get(sessionID)?.get(key)
     if (previous === undefined) return yield* new FileNotReadError({ path: key })
+    if (content !== undefined && hash(content) === previous.hash) return
+    // The mtime only explains a change: it is looked up when there is one (or the bytes are read here).
     const mtime = yield* mtimeOf(key)
-    const bytes = yield* fs.readFile(key).pipe(
+    const bytes = content ?? (yield* fs.readFile(key).pipe(
       Effect.catchTag("PlatformError", (e) => (isNotFound(e) ? Effect.succeed(undefined) : Effect.fail(e)))
-    )
+    ))
     if (bytes === undefined) {
       return yield* new FileModifiedError({
         path: key,

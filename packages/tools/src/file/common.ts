@@ -1,13 +1,14 @@
 /**
- * Plumbing the file-changing tools share: path display, loading a file as editable text (with the
- * clear refusals: missing, directory, too large, binary), the stale-read check, the edit
- * permission requests, the atomic commit and the FileTime record after it.
+ * Plumbing the file-changing tools share: path display, the permission requests of a file
+ * change, and the transaction write, edit and multiedit make their change in (loading the file as
+ * editable text with the clear refusals: directory, too large, binary; the stale-read check; the
+ * atomic commit and the FileTime record after it).
  */
 import { Effect, FileSystem, Path } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { FileTime, Tool, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
-import { unifiedDiff } from "./diff.ts"
+import { unifiedDiff, type FileDiff } from "./diff.ts"
 import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES } from "./files.ts"
 import { similarity } from "./replacers/similarity.ts"
 import { decode, type Decoded, encode, encodingLabel, isBinary, isUnencodable } from "./text.ts"
@@ -27,19 +28,22 @@ export const displayPath = Effect.fnUntraced(function*(resolved: Workspace.Resol
 
 const MB = (n: number) => `${n / 1024 / 1024} MB`
 
-export interface Loaded {
-  readonly entry: Extract<Entry, { _tag: "File" }>
-  readonly bytes: Uint8Array
-  readonly decoded: Decoded
-}
+/** A path looked up as something the file tools can change: a file, or nothing yet. */
+type Changeable = Extract<Entry, { _tag: "File" | "Missing" }>
 
-/** Reads `real` as editable text, or fails with a message that says what to do instead. */
-export const loadText = Effect.fnUntraced(function*(tool: string, real: string, shown: string) {
-  const fs = yield* FileSystem.FileSystem
-  const entry = yield* inspect(real).pipe(Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot read ${shown}: ${describeFsError(e)}` })))
-  if (entry._tag === "Missing") return yield* fail(tool, `File ${shown} not found.`)
+/** Fails on a directory or a special file; `Cannot read` on a file-system error. */
+const lookUp = Effect.fnUntraced(function*(tool: string, real: string, shown: string) {
+  const entry = yield* inspect(real).pipe(
+    Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot read ${shown}: ${describeFsError(e)}` }))
+  )
   if (entry._tag === "Directory") return yield* fail(tool, `Path is a directory, not a file: ${shown}`)
   if (entry._tag === "Other") return yield* fail(tool, `Path is not a regular file: ${shown}`)
+  return entry satisfies Changeable
+})
+
+/** Reads the file at `real` (stat'ed as `entry`) as editable text, or fails saying what to do instead. */
+const readText = Effect.fnUntraced(function*(tool: string, real: string, shown: string, entry: Extract<Entry, { _tag: "File" }>) {
+  const fs = yield* FileSystem.FileSystem
   if (entry.size > MAX_EDIT_BYTES) {
     return yield* fail(
       tool,
@@ -53,16 +57,86 @@ export const loadText = Effect.fnUntraced(function*(tool: string, real: string, 
   if (isBinary(real, bytes)) {
     return yield* fail(tool, `${shown} is a binary file; the ${tool} tool only changes text files.`)
   }
-  return { entry, bytes, decoded: decode(bytes) } satisfies Loaded
+  return bytes
 })
 
-/** Fails unless this session read the file and it is unchanged since (content hash, not mtime). */
-export const assertFresh = (tool: string, sessionID: string, real: string) =>
-  FileTime.FileTime.use((ft) => ft.assert(sessionID, real)).pipe(
+/** Fails unless this session read the file and `bytes` (just read) are what it read (content hash, not mtime). */
+const assertFresh = (tool: string, sessionID: string, real: string, bytes: Uint8Array) =>
+  FileTime.FileTime.use((ft) => ft.assert(sessionID, real, bytes)).pipe(
     Effect.mapError((e) =>
       new Tool.ToolError({ tool, message: e._tag === "PlatformError" ? `Cannot check ${real}: ${describeFsError(e)}` : e.message })
     )
   )
+
+/** The file as a transaction found it. */
+export interface Current {
+  readonly shown: string
+  readonly real: string
+  /** Missing, or a file (size, mode, links from the one stat). */
+  readonly entry: Changeable
+  /** The decoded text of an existing file; undefined when it is missing. */
+  readonly decoded: Decoded | undefined
+}
+
+/** What a change makes of the file: its new text, in which encoding, and what the tool reports. */
+export interface Changed<A> {
+  readonly text: string
+  readonly encoding: Pick<Decoded, "encoding" | "bom">
+  readonly result: A
+}
+
+export interface Committed<A> {
+  readonly shown: string
+  readonly real: string
+  readonly created: boolean
+  readonly diff: FileDiff
+  readonly encoding: Pick<Decoded, "encoding" | "bom">
+  readonly result: A
+}
+
+/**
+ * One change of one file, the way write, edit and multiedit all make it: the call's permission
+ * requests asked as one prompt (`editTarget`); then, holding the path's lock, one stat and one
+ * read; the freshness check on the bytes just read (this session read the file and it has not
+ * changed since); `change` on the decoded text; the new text encoded like the file; one diff of
+ * the changed region (for the result); one atomic write (temp file + rename); and FileTime's
+ * record of the write.
+ */
+export const transaction = <A, R>(
+  tool: string,
+  ctx: Tool.Context,
+  filePath: string,
+  change: (current: Current) => Effect.Effect<Changed<A>, Tool.ToolError, R>
+): Effect.Effect<Committed<A>, Tool.ExecuteError, R | Services> =>
+  Effect.gen(function*() {
+    const { real, shown, requests } = yield* editTarget(tool, filePath)
+    yield* ctx.askAll(requests)
+    const fileTime = yield* FileTime.FileTime
+    return yield* fileTime.withLock(
+      real,
+      Effect.gen(function*() {
+        const entry = yield* lookUp(tool, real, shown)
+        let decoded: Decoded | undefined
+        if (entry._tag === "File") {
+          const bytes = yield* readText(tool, real, shown, entry)
+          yield* assertFresh(tool, ctx.sessionID, real, bytes)
+          decoded = decode(bytes)
+        }
+        const changed = yield* change({ shown, real, entry, decoded })
+        const bytes = yield* encodeFor(tool, shown, changed.text, changed.encoding)
+        const diff = unifiedDiff(shown, decoded?.text ?? "", changed.text)
+        yield* commit(tool, ctx.sessionID, real, bytes, entry)
+        return {
+          shown,
+          real,
+          created: entry._tag === "Missing",
+          diff,
+          encoding: changed.encoding,
+          result: changed.result
+        } satisfies Committed<A>
+      })
+    )
+  })
 
 /** Text → the file's encoding; a character it cannot hold is an error naming it and its line. */
 export const encodeFor = (tool: string, shown: string, text: string, decoded: Pick<Decoded, "encoding" | "bom">) => {
@@ -96,7 +170,7 @@ export const editTarget = Effect.fnUntraced(function*(tool: string, filePath: st
  * Writes `bytes` to `real` atomically (parents created, mode and hard links kept) and records the
  * write in FileTime, so the session's next edit needs no fresh read.
  */
-export const commit = Effect.fnUntraced(function*(
+const commit = Effect.fnUntraced(function*(
   tool: string,
   sessionID: string,
   real: string,

@@ -61,17 +61,61 @@ export const trimDiff = (patch: string): string => {
   return lines.map((l) => (isContent(l) && l.slice(1).trim().length > 0 ? l[0] + l.slice(1 + min) : l)).join("\n")
 }
 
-/** The unified diff of `before` → `after` for `file` (line endings shown as LF). */
+const CHUNK = 4096
+
+/** Length of the common prefix: compared a chunk at a time (a native compare), then by character. */
+const commonPrefix = (a: string, b: string): number => {
+  const n = Math.min(a.length, b.length)
+  let i = 0
+  while (i + CHUNK <= n && a.slice(i, i + CHUNK) === b.slice(i, i + CHUNK)) i += CHUNK
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
+}
+
+/** Length of the common suffix, at most `limit`. */
+const commonSuffix = (a: string, b: string, limit: number): number => {
+  let i = 0
+  while (i + CHUNK <= limit && a.slice(a.length - i - CHUNK, a.length - i) === b.slice(b.length - i - CHUNK, b.length - i)) i += CHUNK
+  while (i < limit && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++
+  return i
+}
+
+/** Offset of the start of the line `lines` lines before the one containing `i`. */
+const backLines = (text: string, i: number, lines: number): number => {
+  let start = text.lastIndexOf("\n", i - 1) + 1
+  for (let k = 0; k < lines && start > 0; k++) start = text.lastIndexOf("\n", start - 2) + 1
+  return start
+}
+
+/** Offset just past the end (newline included) of the line `lines` lines after the one containing `i`. */
+const forwardLines = (text: string, i: number, lines: number): number => {
+  let end = i
+  for (let k = 0; k <= lines && end < text.length; k++) {
+    const nl = text.indexOf("\n", end)
+    end = nl === -1 ? text.length : nl + 1
+  }
+  return end
+}
+
+const countNewlines = (text: string, to: number): number => {
+  let n = 0
+  for (let i = text.indexOf("\n"); i !== -1 && i < to; i = text.indexOf("\n", i + 1)) n++
+  return n
+}
+
+/**
+ * The unified diff of `before` → `after` for `file` (line endings shown as LF). Only the window
+ * around what changed is split and diffed: the common head and tail are found by comparing the
+ * texts, so a one-line edit of a 20k-line file never splits it.
+ */
 export const unifiedDiff = (file: string, before: string, after: string): FileDiff => {
-  const a = splitKeep(before.replaceAll("\r\n", "\n"))
-  const b = splitKeep(after.replaceAll("\r\n", "\n"))
-  let head = 0
-  while (head < a.length && head < b.length && a[head] === b[head]) head++
-  let tail = 0
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++
-  const from = Math.max(0, head - CONTEXT)
-  const oldWindow = a.slice(from, a.length - Math.max(0, tail - CONTEXT)).join("")
-  const newWindow = b.slice(from, b.length - Math.max(0, tail - CONTEXT)).join("")
+  const head = commonPrefix(before, after)
+  const tail = commonSuffix(before, after, Math.min(before.length, after.length) - head)
+  // The window: from CONTEXT lines before the first changed line to CONTEXT lines after the last.
+  const start = backLines(before, head, CONTEXT)
+  const from = countNewlines(before, start)
+  const oldWindow = before.slice(start, forwardLines(before, before.length - tail, CONTEXT)).replaceAll("\r\n", "\n")
+  const newWindow = after.slice(start, forwardLines(after, after.length - tail, CONTEXT)).replaceAll("\r\n", "\n")
   const computed = structuredPatch(file, file, oldWindow, newWindow, undefined, undefined, {
     context: CONTEXT,
     timeout: DIFF_TIMEOUT_MS

@@ -1,26 +1,15 @@
 /**
  * edit: one string replacement in a file, through the replacer cascade (replacers/). Also the
  * runner multiedit uses: the permission requests asked first (as one prompt), then every edit of
- * a call applied in order on the running text, one atomic write, all under the file's lock — nothing written if any edit fails.
+ * a call applied in order on the running text inside one file transaction (one read, one atomic
+ * write, under the file's lock) — nothing written if any edit fails.
  */
 import { Effect } from "effect"
 import { z } from "zod"
-import { FileTime, Tool } from "@agent-tools/core"
-import {
-  assertFresh,
-  commit,
-  editTarget,
-  encodeFor,
-  fail,
-  loadText,
-  notFoundMessage,
-  type Services,
-  similarNames,
-  unifiedDiff
-} from "./common.ts"
+import { Tool } from "@agent-tools/core"
+import { editTarget, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
 import { EDIT } from "./descriptions.ts"
 import { applyEdit } from "./editText.ts"
-import { describeFsError, inspect } from "./files.ts"
 import { describe, formatRange, matchedNote } from "./replacers/messages.ts"
 import type { LineRange, StrategyName } from "./replacers/index.ts"
 import { type Decoded, encodingLabel } from "./text.ts"
@@ -56,21 +45,13 @@ export const runEdits = Effect.fnUntraced(function*(
   edits: ReadonlyArray<EditSpec>,
   label: (index: number) => string
 ): Effect.fn.Return<EditsResult, Tool.ExecuteError, Services> {
-  const { real, shown, requests } = yield* editTarget(tool, filePath)
-  yield* ctx.askAll(requests)
-  const fileTime = yield* FileTime.FileTime
-  return yield* fileTime.withLock(
-    real,
+  const done = yield* transaction(tool, ctx, filePath, ({ shown, real, decoded, entry }) =>
     Effect.gen(function*() {
-      const entry = yield* inspect(real).pipe(
-        Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot read ${shown}: ${describeFsError(e)}` }))
-      )
       const first = edits[0]!
-      let before = ""
       let text: string
       let encoding: Pick<Decoded, "encoding" | "bom">
       const reports: Array<EditReport> = []
-      if (entry._tag === "Missing") {
+      if (decoded === undefined) {
         if (first.oldString !== "") {
           return yield* fail(tool, label(0) + notFoundMessage(shown, yield* similarNames(real)))
         }
@@ -86,11 +67,8 @@ export const runEdits = Effect.fnUntraced(function*(
               "or use the write tool to replace the whole file."
           )
         }
-        const loaded = yield* loadText(tool, real, shown)
-        yield* assertFresh(tool, ctx.sessionID, real)
-        before = loaded.decoded.text
-        text = before
-        encoding = loaded.decoded
+        text = decoded.text
+        encoding = decoded
       }
       for (let i = reports.length; i < edits.length; i++) {
         const edit = edits[i]!
@@ -109,29 +87,27 @@ export const runEdits = Effect.fnUntraced(function*(
           lineNumbersStripped: outcome.lineNumbersStripped
         })
       }
-      const bytes = yield* encodeFor(tool, shown, text, encoding)
-      const diff = unifiedDiff(shown, before, text)
-      yield* commit(tool, ctx.sessionID, real, bytes, entry)
-      const last = reports[reports.length - 1]!
-      return {
-        shown,
-        real,
-        created: entry._tag === "Missing",
-        reports,
-        metadata: {
-          filepath: real,
-          diff: diff.patch,
-          filediff: { file: shown, additions: diff.additions, deletions: diff.deletions },
-          additions: diff.additions,
-          deletions: diff.deletions,
-          encoding: encodingLabel(encoding),
-          strategy: last.strategy,
-          matches: last.matches,
-          replacements: last.replacements
-        }
-      } satisfies EditsResult
-    })
-  )
+      return { text, encoding: { encoding: encoding.encoding, bom: encoding.bom }, result: reports }
+    }))
+  const reports = done.result
+  const last = reports[reports.length - 1]!
+  return {
+    shown: done.shown,
+    real: done.real,
+    created: done.created,
+    reports,
+    metadata: {
+      filepath: done.real,
+      diff: done.diff.patch,
+      filediff: { file: done.shown, additions: done.diff.additions, deletions: done.diff.deletions },
+      additions: done.diff.additions,
+      deletions: done.diff.deletions,
+      encoding: encodingLabel(done.encoding),
+      strategy: last.strategy,
+      matches: last.matches,
+      replacements: last.replacements
+    }
+  } satisfies EditsResult
 })
 
 const parameters = z.object({

@@ -6,11 +6,12 @@
  */
 import { Effect } from "effect"
 import { z } from "zod"
-import { FileTime, Tool } from "@agent-tools/core"
-import { assertFresh, commit, editTarget, encodeFor, fail, loadText, type Services, unifiedDiff } from "./common.ts"
+import { Tool } from "@agent-tools/core"
+import { editTarget, type Services, transaction } from "./common.ts"
 import { WRITE } from "./descriptions.ts"
-import { describeFsError, inspect } from "./files.ts"
 import { type Decoded, eolStats, encodingLabel, withEol } from "./text.ts"
+
+const UTF8: Pick<Decoded, "encoding" | "bom"> = { encoding: "utf-8", bom: false }
 
 const parameters = z.object({
   filePath: z.string().describe("The path of the file to write (absolute, or relative to the workspace root)"),
@@ -28,53 +29,38 @@ export const WriteTool = Tool.define(
       requests: (args: z.output<typeof parameters>) =>
         Effect.map(editTarget("write", args.filePath), (t) => t.requests).pipe(Effect.provideContext(services)),
       execute: Effect.fn("WriteTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-        const { real, shown, requests } = yield* editTarget("write", args.filePath)
-        yield* ctx.askAll(requests)
-        const fileTime = yield* FileTime.FileTime
-        return yield* fileTime.withLock(
-          real,
-          Effect.gen(function*() {
-            const entry = yield* inspect(real).pipe(
-              Effect.mapError((e) => new Tool.ToolError({ tool: "write", message: `Cannot read ${shown}: ${describeFsError(e)}` }))
-            )
-            if (entry._tag === "Directory") return yield* fail("write", `Path is a directory, not a file: ${shown}`)
-            let before = ""
-            let content = args.content
-            let encoding: Pick<Decoded, "encoding" | "bom"> = { encoding: "utf-8", bom: false }
-            const notes: Array<string> = []
-            if (entry._tag !== "Missing") {
-              const loaded = yield* loadText("write", real, shown)
-              yield* assertFresh("write", ctx.sessionID, real)
-              before = loaded.decoded.text
-              encoding = { encoding: loaded.decoded.encoding, bom: loaded.decoded.bom }
-              // A BOM typed by the model would be doubled by the encoder.
-              if (content.startsWith("\uFEFF") && encoding.bom) content = content.slice(1)
-              const old = eolStats(before)
-              const fresh = eolStats(content)
-              if (old.crlf > 0 && old.lf === 0 && fresh.crlf === 0 && fresh.lf > 0) {
-                content = withEol(content, "\r\n")
-                notes.push("kept CRLF line endings")
-              }
-              if (encoding.encoding !== "utf-8" || encoding.bom) notes.push(`kept ${encodingLabel(encoding)} encoding`)
-            }
-            const bytes = yield* encodeFor("write", shown, content, encoding)
-            const diff = unifiedDiff(shown, before, content)
-            yield* commit("write", ctx.sessionID, real, bytes, entry)
-            const verb = entry._tag === "Missing" ? "Created" : "Wrote"
-            return {
-              title: shown,
-              output: `${verb} ${shown} (+${diff.additions} −${diff.deletions} lines${notes.length > 0 ? `; ${notes.join(", ")}` : ""}).`,
-              metadata: {
-                filepath: real,
-                exists: entry._tag !== "Missing",
-                diff: diff.patch,
-                additions: diff.additions,
-                deletions: diff.deletions,
-                encoding: encodingLabel(encoding)
-              }
-            }
-          })
-        )
+        const done = yield* transaction("write", ctx, args.filePath, ({ decoded }) => {
+          if (decoded === undefined) return Effect.succeed({ text: args.content, encoding: UTF8, result: [] })
+          let content = args.content
+          const encoding = { encoding: decoded.encoding, bom: decoded.bom }
+          const notes: Array<string> = []
+          // A BOM typed by the model would be doubled by the encoder.
+          if (content.startsWith("\uFEFF") && encoding.bom) content = content.slice(1)
+          const old = eolStats(decoded.text)
+          const fresh = eolStats(content)
+          if (old.crlf > 0 && old.lf === 0 && fresh.crlf === 0 && fresh.lf > 0) {
+            content = withEol(content, "\r\n")
+            notes.push("kept CRLF line endings")
+          }
+          if (encoding.encoding !== "utf-8" || encoding.bom) notes.push(`kept ${encodingLabel(encoding)} encoding`)
+          return Effect.succeed({ text: content, encoding, result: notes })
+        })
+        const notes = done.result
+        const diff = done.diff
+        return {
+          title: done.shown,
+          output: `${done.created ? "Created" : "Wrote"} ${done.shown} (+${diff.additions} −${diff.deletions} lines${
+            notes.length > 0 ? `; ${notes.join(", ")}` : ""
+          }).`,
+          metadata: {
+            filepath: done.real,
+            exists: !done.created,
+            diff: diff.patch,
+            additions: diff.additions,
+            deletions: diff.deletions,
+            encoding: encodingLabel(done.encoding)
+          }
+        }
       }, Effect.provideContext(services))
     }
   })

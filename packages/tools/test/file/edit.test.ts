@@ -4,10 +4,10 @@
  * newline), clear refusals that write nothing, and what the result and the permission ask carry.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, FileSystem } from "effect"
+import { Effect, FileSystem, Layer, Path } from "effect"
 import { TestClock } from "effect/testing"
-import { ScriptedPermission } from "@agent-tools/testing"
-import { bytes, call, callError, memory, readBytes, readText } from "./harness.ts"
+import { MemoryFileSystem, ScriptedPermission } from "@agent-tools/testing"
+import { bytes, call, callError, memory, readBytes, readText, registry } from "./harness.ts"
 
 const ws = { root: "/ws" }
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join(" ")
@@ -180,4 +180,41 @@ describe("edit: result and permission", () => {
       assert.include(error, "rejected")
       assert.strictEqual(yield* readText("/ws/a.txt"), "x\n")
     }).pipe(Effect.provide(memory({ ...ws, permission: ScriptedPermission.layer((r) => (r.permission === "edit" ? "reject" : "once")) }, { "/ws/a.txt": "x\n" }))))
+})
+
+describe("one file transaction", () => {
+  // A FileSystem that counts what is done to /ws/a.txt.
+  const counted = () => {
+    const counts = { stat: 0, readFile: 0, writeFile: 0, rename: 0 }
+    const layer = Layer.effect(
+      FileSystem.FileSystem,
+      Effect.map(MemoryFileSystem.make({ "/ws/a.txt": "one\ntwo\n" }), (fs) =>
+        FileSystem.make({
+          ...fs,
+          stat: (p) => (p === "/ws/a.txt" && counts.stat++, fs.stat(p)),
+          readFile: (p) => (p === "/ws/a.txt" && counts.readFile++, fs.readFile(p)),
+          writeFile: (p, data, options) => (p.startsWith("/ws/.a.txt.") && counts.writeFile++, fs.writeFile(p, data, options)),
+          rename: (from, to) => (to === "/ws/a.txt" && counts.rename++, fs.rename(from, to))
+        }))
+    )
+    return { counts, layer: registry(ws, Layer.mergeAll(layer, Path.layer)) }
+  }
+
+  for (const tool of ["edit", "multiedit", "write"] as const) {
+    it.effect(`${tool}: one stat and one read of the file, one temp file renamed over it`, () => {
+      const { counts, layer } = counted()
+      const args = tool === "edit"
+        ? { filePath: "a.txt", oldString: "one", newString: "1" }
+        : tool === "multiedit"
+        ? { filePath: "a.txt", edits: [{ oldString: "one", newString: "1" }, { oldString: "two", newString: "2" }] }
+        : { filePath: "a.txt", content: "1\n2\n" }
+      return Effect.gen(function*() {
+        yield* call("read", { filePath: "a.txt" })
+        Object.assign(counts, { stat: 0, readFile: 0, writeFile: 0, rename: 0 })
+        yield* call(tool, args)
+        assert.deepStrictEqual(counts, { stat: 1, readFile: 1, writeFile: 1, rename: 1 })
+        assert.strictEqual(yield* readText("/ws/a.txt"), tool === "edit" ? "1\ntwo\n" : "1\n2\n")
+      }).pipe(Effect.provide(layer))
+    })
+  }
 })
