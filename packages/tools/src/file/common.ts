@@ -11,7 +11,7 @@ import { locate, withExternal } from "../shared/access.ts"
 import { unifiedDiff, type FileDiff } from "./diff.ts"
 import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES } from "./files.ts"
 import { similarity } from "./replacers/similarity.ts"
-import { decode, type Decoded, encode, encodingLabel, isBinary, isUnencodable } from "./text.ts"
+import { decode, type Decoded, encode, encodeChange, encodingLabel, isBinary, isUnencodable, type Unencodable } from "./text.ts"
 
 export type Services = FileSystem.FileSystem | Path.Path | Workspace.Workspace | FileTime.FileTime
 
@@ -116,14 +116,16 @@ export const transaction = <A, R>(
       real,
       Effect.gen(function*() {
         const entry = yield* lookUp(tool, real, shown)
-        let decoded: Decoded | undefined
+        let read: { readonly bytes: Uint8Array; readonly decoded: Decoded } | undefined
         if (entry._tag === "File") {
           const bytes = yield* readText(tool, real, shown, entry)
           yield* assertFresh(tool, ctx.sessionID, real, bytes)
-          decoded = decode(bytes)
+          read = { bytes, decoded: decode(bytes) }
         }
+        const decoded = read?.decoded
         const changed = yield* change({ shown, real, entry, decoded })
-        const bytes = yield* encodeFor(tool, shown, changed.text, changed.encoding)
+        const bytes = yield* encodeFor(tool, shown, changed.encoding, () =>
+          read === undefined ? encode(changed.text, changed.encoding.encoding, changed.encoding.bom) : encodeChange(read, changed.text, changed.encoding))
         const diff = unifiedDiff(shown, decoded?.text ?? "", changed.text)
         yield* commit(tool, ctx.sessionID, real, bytes, entry)
         return {
@@ -139,8 +141,8 @@ export const transaction = <A, R>(
   })
 
 /** Text → the file's encoding; a character it cannot hold is an error naming it and its line. */
-export const encodeFor = (tool: string, shown: string, text: string, decoded: Pick<Decoded, "encoding" | "bom">) => {
-  const bytes = encode(text, decoded.encoding, decoded.bom)
+const encodeFor = (tool: string, shown: string, decoded: Pick<Decoded, "encoding" | "bom">, encoded: () => Uint8Array | Unencodable) => {
+  const bytes = encoded()
   if (!isUnencodable(bytes)) return Effect.succeed(bytes)
   return fail(
     tool,

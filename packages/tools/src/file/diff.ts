@@ -4,6 +4,7 @@
  * nothing), shown with LF endings and with the common indentation trimmed (opencode's trimDiff).
  */
 import { formatPatch, structuredPatch, type StructuredPatchHunk } from "diff"
+import { commonPrefix, commonSuffix } from "./text.ts"
 
 export interface FileDiff {
   /** The unified diff, common indentation trimmed. */
@@ -59,25 +60,6 @@ export const trimDiff = (patch: string): string => {
   }
   if (min === Infinity || min === 0) return patch
   return lines.map((l) => (isContent(l) && l.slice(1).trim().length > 0 ? l[0] + l.slice(1 + min) : l)).join("\n")
-}
-
-const CHUNK = 4096
-
-/** Length of the common prefix: compared a chunk at a time (a native compare), then by character. */
-const commonPrefix = (a: string, b: string): number => {
-  const n = Math.min(a.length, b.length)
-  let i = 0
-  while (i + CHUNK <= n && a.slice(i, i + CHUNK) === b.slice(i, i + CHUNK)) i += CHUNK
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
-  return i
-}
-
-/** Length of the common suffix, at most `limit`. */
-const commonSuffix = (a: string, b: string, limit: number): number => {
-  let i = 0
-  while (i + CHUNK <= limit && a.slice(a.length - i - CHUNK, a.length - i) === b.slice(b.length - i - CHUNK, b.length - i)) i += CHUNK
-  while (i < limit && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++
-  return i
 }
 
 /** Offset of the start of the line `lines` lines before the one containing `i`. */

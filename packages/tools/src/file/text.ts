@@ -103,6 +103,49 @@ export const encode = (text: string, encoding: Encoding, bom: boolean): Uint8Arr
   }
 }
 
+const CHUNK = 4096
+
+/** Length of the common prefix of two strings: compared a chunk at a time (native), then by character. */
+export const commonPrefix = (a: string, b: string): number => {
+  const n = Math.min(a.length, b.length)
+  let i = 0
+  while (i + CHUNK <= n && a.slice(i, i + CHUNK) === b.slice(i, i + CHUNK)) i += CHUNK
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
+}
+
+/** Length of the common suffix of two strings, at most `limit`. */
+export const commonSuffix = (a: string, b: string, limit: number): number => {
+  let i = 0
+  while (i + CHUNK <= limit && a.slice(a.length - i - CHUNK, a.length - i) === b.slice(b.length - i - CHUNK, b.length - i)) i += CHUNK
+  while (i < limit && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++
+  return i
+}
+
+/**
+ * `text` encoded like `before` was read. When the file is UTF-8 and all ASCII (as many bytes as
+ * characters, BOM aside), a character's offset is its byte's: only what changed is encoded and the
+ * file's own bytes are kept around it, instead of encoding the whole file again.
+ */
+export const encodeChange = (
+  before: { readonly bytes: Uint8Array; readonly decoded: Decoded },
+  text: string,
+  encoding: Pick<Decoded, "encoding" | "bom">
+): Uint8Array | Unencodable => {
+  const { bytes, decoded } = before
+  const bom = decoded.bom ? 3 : 0
+  const ascii = decoded.encoding === "utf-8" && bytes.length === decoded.text.length + bom
+  if (!ascii || encoding.encoding !== "utf-8" || encoding.bom !== decoded.bom) return encode(text, encoding.encoding, encoding.bom)
+  const head = commonPrefix(decoded.text, text)
+  const tail = commonSuffix(decoded.text, text, Math.min(decoded.text.length, text.length) - head)
+  const middle = utf8Encoder.encode(text.slice(head, text.length - tail))
+  const out = new Uint8Array(bom + head + middle.length + tail)
+  out.set(bytes.subarray(0, bom + head))
+  out.set(middle, bom + head)
+  out.set(bytes.subarray(bytes.length - tail), bom + head + middle.length)
+  return out
+}
+
 export const isUnencodable = (u: Uint8Array | Unencodable): u is Unencodable => !(u instanceof Uint8Array)
 
 export const encodingLabel = (d: Pick<Decoded, "encoding" | "bom">): string =>

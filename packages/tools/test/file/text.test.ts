@@ -1,7 +1,7 @@
 /** Encodings, line endings, sniffing and diffs on their own. */
 import { assert, describe, it } from "@effect/vitest"
 import { trimDiff, unifiedDiff } from "../../src/file/diff.ts"
-import { decode, encode, isBinary, lfView, localEol, sniffMedia, toOriginal } from "../../src/file/text.ts"
+import { decode, encode, encodeChange, isBinary, lfView, localEol, sniffMedia, toOriginal } from "../../src/file/text.ts"
 
 const roundTrip = (bytes: Uint8Array) => {
   const d = decode(bytes)
@@ -67,4 +67,22 @@ describe("diffs", () => {
     assert.strictEqual(d.additions, 2)
     assert.strictEqual(d.deletions, 1)
   })
+})
+
+describe("encoding a change", () => {
+  const utf8 = (s: string) => new TextEncoder().encode(s)
+  const cases: ReadonlyArray<readonly [string, Uint8Array, string]> = [
+    ["ASCII: only the change is encoded, the rest is the file's bytes", utf8("alpha\nbeta\ngamma\n"), "alpha\nbéta ✓\ngamma\n"],
+    ["ASCII with a BOM", new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("a\nb\n")]), "a\nB\nc\n"],
+    ["non-ASCII UTF-8: the whole text is encoded", utf8("é\nx\n"), "é\ny\n"],
+    ["a deletion at the end", utf8("one\ntwo\n"), "one\n"],
+    ["an insertion at the start", utf8("one\n"), "zero\none\n"]
+  ]
+  for (const [name, bytes, text] of cases) {
+    it(name, () => {
+      const decoded = decode(bytes)
+      const spliced = encodeChange({ bytes, decoded }, text, decoded)
+      assert.deepStrictEqual(Array.from(spliced as Uint8Array), Array.from(encode(text, decoded.encoding, decoded.bom) as Uint8Array))
+    })
+  }
 })
