@@ -2,9 +2,10 @@
  * Edit matching speed: a 20k-line TypeScript file and a 30-line oldString quoted with the wrong
  * indentation (the common drift: the block copied without its class indentation), through our
  * cascade (`Replacers.replace`) and through opencode's (`baseline/opencode-replace.ts`, from the
- * reference). Goal: ≤ 20 ms median and ≥ 5× faster. Extra rows: an exact quote, a drifted quote
- * with a typo (block-anchor territory) and a quote that is not in the file (every strategy runs),
- * plus the whole edit tool through the registry on a real disk.
+ * reference). Goals: ≤ 0.5 ms median on the drifted quote, every row ≤ 5 ms median. Extra rows:
+ * an exact quote, newString written at the file's indentation, a drifted quote with a typo
+ * (block-anchor territory) and a quote that is not in the file (every strategy runs), plus the
+ * whole edit tool through the registry on a real disk (goal ≤ 5 ms median).
  *
  * Run: ./node_modules/.bin/node --expose-gc bench/edit.bench.ts
  */
@@ -13,6 +14,7 @@ import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { Events, FileTime, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { EditTool, ReadTool, Replacers } from "@agent-tools/tools"
 import { replace as opencodeReplace } from "./baseline/opencode-replace.ts"
+import { loadavg } from "node:os"
 import { fmt, machine, median, percentile } from "./lib/stats.ts"
 
 const LINES = 20_000
@@ -53,11 +55,15 @@ const oldString = drifted.join("\n")
 const newString = oldString.replace('const id = request.params.id ?? "default-1200"', 'const id = request.params.id ?? "fallback-1200"')
 const typo = oldString.replace('include: ["owner", "tags"] })', 'include: ["owner", "tag"] })') // also a misremembered line
 const missing = oldString.replaceAll("Response.", "Reply.")
+// newString written at the file's indentation although oldString was quoted without it.
+const atFile = newString.split("\n").map((l) => (l.length > 0 ? "    " + l : l)).join("\n")
 
-// Correctness first: ours edits the right place at the file's indentation.
+// Correctness first: ours edits the right place at the file's indentation, whichever indentation newString has.
 const ours = Replacers.replace(content, oldString, newString)
-if (typeof ours !== "string" || ours !== content.replace('"default-1200"', '"fallback-1200"')) {
-  throw new Error(`our cascade did not produce the expected edit: ${JSON.stringify(ours).slice(0, 200)}`)
+for (const [name, result] of [["quote's", ours], ["file's", Replacers.replace(content, oldString, atFile)]] as const) {
+  if (typeof result !== "string" || result !== content.replace('"default-1200"', '"fallback-1200"')) {
+    throw new Error(`our cascade did not produce the expected edit with newString at the ${name} indentation: ${JSON.stringify(result).slice(0, 200)}`)
+  }
 }
 
 /** Timings in ms; a full GC before the series (not between runs, which would time a cold heap). */
@@ -99,13 +105,18 @@ const rows: Array<Row> = [
     theirs: time(attempt(() => opencodeReplace(content, oldString, newString)), 300, 30)
   },
   {
+    name: "drifted quote, newString at the file's indentation",
+    ours: time(() => Replacers.replace(content, oldString, atFile), 300, 30),
+    theirs: time(attempt(() => opencodeReplace(content, oldString, atFile)), 300, 30)
+  },
+  {
     name: "drifted quote + one misremembered line",
     ours: time(() => Replacers.replace(content, typo, newString), 50),
     theirs: time(attempt(() => opencodeReplace(content, typo, newString)), 20, 2)
   },
   {
     name: "quote not in the file (every strategy runs)",
-    ours: time(() => Replacers.replace(content, missing, newString), 20),
+    ours: time(() => Replacers.replace(content, missing, newString), 100),
     theirs: time(attempt(() => opencodeReplace(content, missing, newString)), 5, 1)
   }
 ]
@@ -150,10 +161,13 @@ for (const r of rows) {
   const b = median(r.theirs)
   console.log(`| ${r.name} | ${fmt(a, 3)} | ${fmt(percentile(r.ours, 90), 3)} | ${fmt(b, 3)} | ${fmt(percentile(r.theirs, 90), 3)} | ${fmt(b / a, 1)}× |`)
 }
-console.log(`| edit tool end to end (registry, real disk, hash + diff + atomic write) | ${fmt(median(tool), 3)} | ${fmt(percentile(tool, 90), 3)} | – | – | – |`)
+console.log(`| edit tool end to end (registry, one stat + read, hash check, match, diff, atomic write) | ${fmt(median(tool), 3)} | ${fmt(percentile(tool, 90), 3)} | – | – | – |`)
 const goal = rows[1]!
-const ok = median(goal.ours) <= 20 && median(goal.theirs) / median(goal.ours) >= 5
-console.log(`\ngoal (≤ 20 ms median, ≥ 5× faster on the drifted quote): **${ok ? "met" : "NOT met"}**`)
+const ok = median(goal.ours) <= 0.5 && rows.every((r) => median(r.ours) <= 5) && median(tool) <= 5
+console.log(
+  `\ngoals (matcher ≤ 0.5 ms median on the drifted quote, every row ≤ 5 ms median, tool end to end ≤ 5 ms median): **${ok ? "met" : "NOT met"}**`
+)
+console.log(`load average after the run: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
 const theirs = attempt(() => opencodeReplace(content, oldString, newString))()
 console.log(
   `opencode's result on the drifted quote: ${
