@@ -218,3 +218,22 @@ describe("one file transaction", () => {
     })
   }
 })
+
+describe("edit: placeholders", () => {
+  it.effect("newString with `// ... existing code ...` where oldString has lines is refused and nothing is written", () =>
+    Effect.gen(function*() {
+      yield* call("read", { filePath: "f.ts" })
+      const error = yield* callError("edit", {
+        filePath: "f.ts",
+        oldString: "function f() {\n  const a = 1\n  return a\n}",
+        newString: "function f() {\n  // ... existing code ...\n  return a + 1\n}"
+      })
+      assert.strictEqual(
+        error,
+        'newString line 2 is a placeholder, "// ... existing code ...", where oldString has 1 real line: the edit replaces ' +
+          "text literally, so those lines would be deleted from f.ts. Write out the full text in newString (quote only the " +
+          'lines you change in oldString to keep it short); do not abbreviate with comments like "... rest of code ...".'
+      )
+      assert.strictEqual(yield* readText("/ws/f.ts"), "function f() {\n  const a = 1\n  return a\n}\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/f.ts": "function f() {\n  const a = 1\n  return a\n}\n" }))))
+})
