@@ -8,7 +8,7 @@ import { Effect, FileSystem, Path } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { FileTime, Tool, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
-import { unifiedDiff, type FileDiff } from "./diff.ts"
+import { type FileDiff, type Span, spanDiff, unifiedDiff } from "./diff.ts"
 import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES } from "./files.ts"
 import { similarity } from "./replacers/similarity.ts"
 import { decode, type Decoded, encode, encodeChange, encodingLabel, isBinary, isUnencodable, type Unencodable } from "./text.ts"
@@ -81,6 +81,8 @@ export interface Current {
 /** What a change makes of the file: its new text, in which encoding, and what the tool reports. */
 export interface Changed<A> {
   readonly text: string
+  /** Where `text` differs from the file's text, when the change knows it (saves comparing whole texts). */
+  readonly span?: Span | undefined
   readonly encoding: Pick<Decoded, "encoding" | "bom">
   readonly result: A
 }
@@ -125,8 +127,11 @@ export const transaction = <A, R>(
         const decoded = read?.decoded
         const changed = yield* change({ shown, real, entry, decoded })
         const bytes = yield* encodeFor(tool, shown, changed.encoding, () =>
-          read === undefined ? encode(changed.text, changed.encoding.encoding, changed.encoding.bom) : encodeChange(read, changed.text, changed.encoding))
-        const diff = unifiedDiff(shown, decoded?.text ?? "", changed.text)
+          read === undefined
+            ? encode(changed.text, changed.encoding.encoding, changed.encoding.bom)
+            : encodeChange(read, changed.text, changed.encoding, changed.span))
+        const before = decoded?.text ?? ""
+        const diff = changed.span === undefined ? unifiedDiff(shown, before, changed.text) : spanDiff(shown, before, changed.span)
         yield* commit(tool, ctx.sessionID, real, bytes, entry)
         return {
           shown,

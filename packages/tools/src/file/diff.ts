@@ -85,6 +85,13 @@ const countNewlines = (text: string, to: number): number => {
   return n
 }
 
+/** A change of a text: `before[start, end)` becomes `text`. */
+export interface Span {
+  readonly start: number
+  readonly end: number
+  readonly text: string
+}
+
 /**
  * The unified diff of `before` → `after` for `file` (line endings shown as LF). Only the window
  * around what changed is split and diffed: the common head and tail are found by comparing the
@@ -93,11 +100,17 @@ const countNewlines = (text: string, to: number): number => {
 export const unifiedDiff = (file: string, before: string, after: string): FileDiff => {
   const head = commonPrefix(before, after)
   const tail = commonSuffix(before, after, Math.min(before.length, after.length) - head)
+  return spanDiff(file, before, { start: head, end: before.length - tail, text: after.slice(head, after.length - tail) })
+}
+
+/** The unified diff of a known change: nothing outside the window around it is looked at. */
+export const spanDiff = (file: string, before: string, span: Span): FileDiff => {
   // The window: from CONTEXT lines before the first changed line to CONTEXT lines after the last.
-  const start = backLines(before, head, CONTEXT)
+  const start = backLines(before, span.start, CONTEXT)
+  const end = forwardLines(before, span.end, CONTEXT)
   const from = countNewlines(before, start)
-  const oldWindow = before.slice(start, forwardLines(before, before.length - tail, CONTEXT)).replaceAll("\r\n", "\n")
-  const newWindow = after.slice(start, forwardLines(after, after.length - tail, CONTEXT)).replaceAll("\r\n", "\n")
+  const oldWindow = before.slice(start, end).replaceAll("\r\n", "\n")
+  const newWindow = (before.slice(start, span.start) + span.text + before.slice(span.end, end)).replaceAll("\r\n", "\n")
   const computed = structuredPatch(file, file, oldWindow, newWindow, undefined, undefined, {
     context: CONTEXT,
     timeout: DIFF_TIMEOUT_MS

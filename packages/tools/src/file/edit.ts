@@ -9,7 +9,7 @@ import { z } from "zod"
 import { Tool } from "@agent-tools/core"
 import { editTarget, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
 import { EDIT } from "./descriptions.ts"
-import { applyEdit } from "./editText.ts"
+import { applyEdit, type EditOutcome } from "./editText.ts"
 import { describe, formatRange, matchedNote } from "./replacers/messages.ts"
 import type { LineRange, StrategyName } from "./replacers/index.ts"
 import { type Decoded, encodingLabel } from "./text.ts"
@@ -70,6 +70,7 @@ export const runEdits = Effect.fnUntraced(function*(
         text = decoded.text
         encoding = decoded
       }
+      let span: EditOutcome["span"] | undefined
       for (let i = reports.length; i < edits.length; i++) {
         const edit = edits[i]!
         const outcome = applyEdit(text, edit.oldString, edit.newString, edit.replaceAll ?? false)
@@ -78,6 +79,8 @@ export const runEdits = Effect.fnUntraced(function*(
           return yield* fail(tool, label(i) + why + (edits.length > 1 ? `\nNo changes were written to ${shown}.` : ""))
         }
         text = outcome.text
+        // One edit of the file's text knows what it changed; after several, the texts are compared.
+        span = i === 0 && edits.length === 1 ? outcome.span : undefined
         reports.push({
           strategy: outcome.strategy,
           matches: outcome.matches,
@@ -87,7 +90,7 @@ export const runEdits = Effect.fnUntraced(function*(
           lineNumbersStripped: outcome.lineNumbersStripped
         })
       }
-      return { text, encoding: { encoding: encoding.encoding, bom: encoding.bom }, result: reports }
+      return { text, span, encoding: { encoding: encoding.encoding, bom: encoding.bom }, result: reports }
     }))
   const reports = done.result
   const last = reports[reports.length - 1]!

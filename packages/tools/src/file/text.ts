@@ -130,15 +130,25 @@ export const commonSuffix = (a: string, b: string, limit: number): number => {
 export const encodeChange = (
   before: { readonly bytes: Uint8Array; readonly decoded: Decoded },
   text: string,
-  encoding: Pick<Decoded, "encoding" | "bom">
+  encoding: Pick<Decoded, "encoding" | "bom">,
+  span?: { readonly start: number; readonly end: number; readonly text: string }
 ): Uint8Array | Unencodable => {
   const { bytes, decoded } = before
   const bom = decoded.bom ? 3 : 0
   const ascii = decoded.encoding === "utf-8" && bytes.length === decoded.text.length + bom
   if (!ascii || encoding.encoding !== "utf-8" || encoding.bom !== decoded.bom) return encode(text, encoding.encoding, encoding.bom)
-  const head = commonPrefix(decoded.text, text)
-  const tail = commonSuffix(decoded.text, text, Math.min(decoded.text.length, text.length) - head)
-  const middle = utf8Encoder.encode(text.slice(head, text.length - tail))
+  let head: number
+  let tail: number
+  let changed: string
+  if (span !== undefined) {
+    // The change is known: `text` (often a long concatenation) is never flattened or compared.
+    ;[head, tail, changed] = [span.start, decoded.text.length - span.end, span.text]
+  } else {
+    head = commonPrefix(decoded.text, text)
+    tail = commonSuffix(decoded.text, text, Math.min(decoded.text.length, text.length) - head)
+    changed = text.slice(head, text.length - tail)
+  }
+  const middle = utf8Encoder.encode(changed)
   const out = new Uint8Array(bom + head + middle.length + tail)
   out.set(bytes.subarray(0, bom + head))
   out.set(middle, bom + head)

@@ -1,6 +1,6 @@
 /** Encodings, line endings, sniffing and diffs on their own. */
 import { assert, describe, it } from "@effect/vitest"
-import { trimDiff, unifiedDiff } from "../../src/file/diff.ts"
+import { spanDiff, trimDiff, unifiedDiff } from "../../src/file/diff.ts"
 import { decode, encode, encodeChange, isBinary, lfView, localEol, sniffMedia, toOriginal } from "../../src/file/text.ts"
 
 const roundTrip = (bytes: Uint8Array) => {
@@ -81,8 +81,16 @@ describe("encoding a change", () => {
   for (const [name, bytes, text] of cases) {
     it(name, () => {
       const decoded = decode(bytes)
-      const spliced = encodeChange({ bytes, decoded }, text, decoded)
-      assert.deepStrictEqual(Array.from(spliced as Uint8Array), Array.from(encode(text, decoded.encoding, decoded.bom) as Uint8Array))
+      const whole = Array.from(encode(text, decoded.encoding, decoded.bom) as Uint8Array)
+      assert.deepStrictEqual(Array.from(encodeChange({ bytes, decoded }, text, decoded) as Uint8Array), whole)
+      // The same from the change alone (the edit tool's case), and the diff from it.
+      let head = 0
+      while (head < text.length && text[head] === decoded.text[head]) head++
+      let tail = 0
+      while (tail < Math.min(text.length, decoded.text.length) - head && text.at(-1 - tail) === decoded.text.at(-1 - tail)) tail++
+      const span = { start: head, end: decoded.text.length - tail, text: text.slice(head, text.length - tail) }
+      assert.deepStrictEqual(Array.from(encodeChange({ bytes, decoded }, text, decoded, span) as Uint8Array), whole)
+      assert.deepStrictEqual(spanDiff("f", decoded.text, span), unifiedDiff("f", decoded.text, text))
     })
   }
 })
