@@ -16,6 +16,11 @@
  *   number (block.ts), and even then the merge refuses to rewrite a line the model misremembered;
  * - an oldString of only whitespace is matched exactly or not at all (B15);
  * - the read tool's `N: ` line prefixes are removed when nothing matches as written (B17);
+ * - whitespace next to punctuation does not count (`myFunc( a, b )` is `myFunc(a, b)`), a
+ *   different word on a line is never a typo, and of several similar blocks the one equal to the
+ *   quote on every line is taken;
+ * - newString is unescaped only when it is escaped like oldString, and a placeholder comment
+ *   (`// ... existing code ...`) standing in for lines oldString has is refused;
  * - the result names the strategy and the matched lines.
  *
  * Works on the LF view of the text; the edit tool maps offsets back to the file's bytes. The early
