@@ -9,7 +9,7 @@ import type { PlatformError } from "effect/PlatformError"
 import { FileTime, Tool, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
 import { type FileDiff, type Span, spanDiff, unifiedDiff } from "./diff.ts"
-import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES } from "./files.ts"
+import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES, readKnownSize } from "./files.ts"
 import { similarity } from "./replacers/similarity.ts"
 import { decode, type Decoded, encode, encodeChange, encodingLabel, isBinary, isUnencodable, type Unencodable } from "./text.ts"
 
@@ -43,7 +43,6 @@ const lookUp = Effect.fnUntraced(function*(tool: string, real: string, shown: st
 
 /** Reads the file at `real` (stat'ed as `entry`) as editable text, or fails saying what to do instead. */
 const readText = Effect.fnUntraced(function*(tool: string, real: string, shown: string, entry: Extract<Entry, { _tag: "File" }>) {
-  const fs = yield* FileSystem.FileSystem
   if (entry.size > MAX_EDIT_BYTES) {
     return yield* fail(
       tool,
@@ -51,7 +50,7 @@ const readText = Effect.fnUntraced(function*(tool: string, real: string, shown: 
         "Use bash (sed, a script) for changes to files this size."
     )
   }
-  const bytes = yield* fs.readFile(real).pipe(
+  const bytes = yield* readKnownSize(real, entry.size).pipe(
     Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot read ${shown}: ${describeFsError(e)}` }))
   )
   if (isBinary(real, bytes)) {
