@@ -43,7 +43,10 @@ export class FileModifiedError extends Schema.TaggedError<FileModifiedError>()("
 export class FileTime extends Context.Service<FileTime, {
   /** Records a read; `content` is the bytes the tool read (else the file is read to hash it). */
   readonly read: (sessionID: string, path: string, content?: Uint8Array) => Effect.Effect<void, PlatformError>
-  /** Records our own write, so it never counts as an external change. */
+  /**
+   * Records our own write, so it never counts as an external change. `content` must not be changed
+   * afterwards: the latest write's bytes are kept (not hashed) until another write replaces them.
+   */
   readonly recordWrite: (sessionID: string, path: string, content: Uint8Array) => Effect.Effect<void, PlatformError>
   readonly get: (sessionID: string, path: string) => Effect.Effect<Stamp | undefined>
   /**
@@ -66,6 +69,12 @@ export class FileTime extends Context.Service<FileTime, {
 export interface LayerOptions {
   /** Turns the staleness check off: `assert` always succeeds (reads and locks still work). */
   readonly disabled?: boolean | undefined
+}
+
+/** Our own write's record before it is stamped: when, and the very bytes written. */
+interface Written {
+  readonly readAt: number
+  readonly bytes: Uint8Array
 }
 
 /** SHA-256 of the bytes, hex. */
@@ -91,6 +100,21 @@ const describeChange = (stamp: Stamp, size: number, lines: number, mtime: number
   return `${what}${when} (read at ${iso(stamp.readAt)})`
 }
 
+/** Byte equality, four bytes at a time where both arrays are aligned for it. */
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
+  if (a.length !== b.length) return false
+  let i = 0
+  if ((a.byteOffset & 3) === 0 && (b.byteOffset & 3) === 0) {
+    const words = a.length >>> 2
+    const wa = new Int32Array(a.buffer, a.byteOffset, words)
+    const wb = new Int32Array(b.buffer, b.byteOffset, words)
+    for (let w = 0; w < words; w++) if (wa[w] !== wb[w]) return false
+    i = words * 4
+  }
+  for (; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 /**
  * Builds the service; `lockCount` (not part of the service contract) reports how many per-path
  * locks are held or awaited, so tests can check the lock map is cleaned up.
@@ -99,7 +123,10 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   // Plain maps: every read-modify-write happens without a yield in between, so it is atomic.
-  const sessions = new Map<string, Map<string, Stamp>>()
+  const sessions = new Map<string, Map<string, Stamp | Written>>()
+  // The one record still holding its written bytes; an earlier one is stamped when it is replaced,
+  // so at most one file's bytes are kept.
+  let latest: { readonly files: Map<string, Stamp | Written>; readonly key: string; readonly written: Written } | undefined
   const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
 
   // mtime of the file, undefined if it is gone or the platform has none.
@@ -117,11 +144,28 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
     return { readAt, hash: hash(bytes), size: bytes.length, mtime, lines: countLines(bytes) } satisfies Stamp
   })
 
-  const store = (sessionID: string, key: string, value: Stamp) =>
+  // A write's record as a stamp: hashed and counted now, put back in place of the bytes.
+  const settle = (files: Map<string, Stamp | Written>, key: string, record: Stamp | Written): Stamp => {
+    if (!("bytes" in record)) return record
+    const { readAt, bytes } = record
+    const settled: Stamp = { readAt, hash: hash(bytes), size: bytes.length, mtime: undefined, lines: countLines(bytes) }
+    if (files.get(key) === record) files.set(key, settled)
+    if (latest?.written === record) latest = undefined
+    return settled
+  }
+
+  const store = (sessionID: string, key: string, value: Stamp | Written) =>
     Effect.sync(() => {
       let files = sessions.get(sessionID)
       if (files === undefined) sessions.set(sessionID, files = new Map())
+      // A record replaced in place needs no stamp; an earlier write of another file is stamped.
+      if (latest !== undefined && (latest.files !== files || latest.key !== key)) {
+        if ("bytes" in value) settle(latest.files, latest.key, latest.written)
+      } else {
+        latest = undefined
+      }
       files.set(key, value)
+      if ("bytes" in value) latest = { files, key, written: value }
     })
 
   const read = Effect.fn("FileTime.read")(function*(sessionID: string, file: string, content?: Uint8Array) {
@@ -131,24 +175,31 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
   })
 
   // Our own write: the bytes are known, and the mtime only ever explains a later change, so the
-  // file is not stat'ed again.
+  // file is not stat'ed again. The bytes are kept instead of hashed: the next edit of the file
+  // compares what it reads with them, so an edit after an edit hashes nothing.
   const recordWrite = Effect.fn("FileTime.recordWrite")(function*(sessionID: string, file: string, content: Uint8Array) {
     const key = path.resolve(file)
     yield* Effect.annotateCurrentSpan({ sessionID, path: key })
     const readAt = yield* Clock.currentTimeMillis
-    yield* store(sessionID, key, { readAt, hash: hash(content), size: content.length, mtime: undefined, lines: countLines(content) })
+    yield* store(sessionID, key, { readAt, bytes: content })
   })
 
+  const lookUp = (sessionID: string, key: string): Stamp | Written | undefined => sessions.get(sessionID)?.get(key)
+
   const get = Effect.fn("FileTime.get")(function*(sessionID: string, file: string) {
-    return sessions.get(sessionID)?.get(path.resolve(file))
+    const key = path.resolve(file)
+    const record = lookUp(sessionID, key)
+    return record === undefined ? undefined : settle(sessions.get(sessionID)!, key, record)
   })
 
   const assert = Effect.fn("FileTime.assert")(function*(sessionID: string, file: string, content?: Uint8Array) {
     if (options.disabled === true) return
     const key = path.resolve(file)
     yield* Effect.annotateCurrentSpan({ sessionID, path: key })
-    const previous = sessions.get(sessionID)?.get(key)
-    if (previous === undefined) return yield* new FileNotReadError({ path: key })
+    const record = lookUp(sessionID, key)
+    if (record === undefined) return yield* new FileNotReadError({ path: key })
+    if (content !== undefined && "bytes" in record && sameBytes(content, record.bytes)) return
+    const previous = settle(sessions.get(sessionID)!, key, record)
     if (content !== undefined && hash(content) === previous.hash) return
     // The mtime only explains a change: it is looked up when there is one (or the bytes are read here).
     const mtime = yield* mtimeOf(key)

@@ -100,6 +100,29 @@ describe("FileTime", () => {
         assert.strictEqual((yield* ft.get("s1", "/ws/a.txt"))?.lines, 1)
       })))
 
+  it.effect("our own writes of two files: each later check passes on the written bytes and fails on others", () =>
+    withFileTime((ft, fs) =>
+      Effect.gen(function*() {
+        const a = enc("a written\n")
+        const b = enc("b written\nsecond\n")
+        yield* fs.writeFile("/ws/a.txt", a)
+        yield* ft.recordWrite("s1", "/ws/a.txt", a)
+        yield* fs.writeFile("/ws/b.txt", b)
+        yield* ft.recordWrite("s1", "/ws/b.txt", b)
+        // The bytes as a later transaction reads them: a copy, equal byte for byte.
+        yield* ft.assert("s1", "/ws/a.txt", a.slice())
+        yield* ft.assert("s1", "/ws/b.txt", b.slice())
+        assert.strictEqual((yield* ft.get("s1", "/ws/a.txt"))?.lines, 1)
+        assert.strictEqual((yield* ft.get("s1", "/ws/b.txt"))?.lines, 2)
+        const other = enc("b written\nsecond!\n")
+        const error = yield* Effect.flip(ft.assert("s1", "/ws/b.txt", other))
+        assert.strictEqual(
+          error._tag === "FileModifiedError" ? error.details : error._tag,
+          "size 17 → 18 bytes, 2 → 2 lines, modified 2026-01-01T00:00:00.000Z (read at 2026-01-01T00:00:00.000Z)"
+        )
+        assert.strictEqual((yield* Effect.flip(ft.assert("s1", "/ws/a.txt", enc("a written!\n"))))._tag, "FileModifiedError")
+      }), { files: { "/ws/a.txt": "a\n", "/ws/b.txt": "b\n" } }))
+
   it.effect("read with the tool's bytes hashes those bytes", () =>
     withFileTime((ft, fs) =>
       Effect.gen(function*() {
