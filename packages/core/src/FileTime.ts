@@ -100,9 +100,15 @@ const describeChange = (stamp: Stamp, size: number, lines: number, mtime: number
   return `${what}${when} (read at ${iso(stamp.readAt)})`
 }
 
-/** Byte equality, four bytes at a time where both arrays are aligned for it. */
+interface CompareHost {
+  readonly Buffer?: { readonly compare: (a: Uint8Array, b: Uint8Array) => number }
+}
+const nativeCompare = (globalThis as CompareHost).Buffer?.compare
+
+/** Byte equality: native where the runtime has Buffer, else four bytes at a time where aligned. */
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
   if (a.length !== b.length) return false
+  if (nativeCompare !== undefined) return nativeCompare(a, b) === 0
   let i = 0
   if ((a.byteOffset & 3) === 0 && (b.byteOffset & 3) === 0) {
     const words = a.length >>> 2
