@@ -77,17 +77,15 @@ const tempPathFor = Effect.fnUntraced(function*(file: string) {
   return path.join(path.dirname(file), `.${path.basename(file)}.${n.toString(36)}.tmp`)
 })
 
-/**
- * Writes `bytes` to a fresh temp file beside `file` with `mode`; returns the temp path. The mode is
- * set exactly (a umask may have cleared bits of it) while the bytes are written, not after.
- */
+/** Writes `bytes` to a fresh temp file beside `file` with `mode`; returns the temp path. */
 export const writeTemp = Effect.fnUntraced(function*(file: string, bytes: Uint8Array, mode: number | undefined) {
   const fs = yield* FileSystem.FileSystem
   const temp = yield* tempPathFor(file)
-  yield* Effect.scoped(Effect.gen(function*() {
-    const handle = yield* fs.open(temp, { flag: "wx", ...(mode === undefined ? {} : { mode }) })
-    yield* Effect.all([handle.writeAll(bytes), mode === undefined ? Effect.void : fs.chmod(temp, mode)], { concurrency: 2, discard: true })
-  })).pipe(Effect.onError(() => fs.remove(temp).pipe(Effect.ignore)))
+  yield* fs.writeFile(temp, bytes, { flag: "wx", ...(mode === undefined ? {} : { mode }) }).pipe(
+    // A umask may have cleared bits of `mode`: set it exactly.
+    Effect.andThen(mode === undefined ? Effect.void : fs.chmod(temp, mode)),
+    Effect.onError(() => fs.remove(temp).pipe(Effect.ignore))
+  )
   return temp
 })
 
