@@ -41,9 +41,6 @@ const lookUp = Effect.fnUntraced(function*(tool: string, real: string, shown: st
   return entry satisfies Changeable
 })
 
-/** Room left behind the file's bytes as read, so most edits make the new file in the same buffer. */
-const SPARE_BYTES = 16 * 1024
-
 /** Reads the file at `real` (stat'ed as `entry`) as editable text, or fails saying what to do instead. */
 const readText = Effect.fnUntraced(function*(tool: string, real: string, shown: string, entry: Extract<Entry, { _tag: "File" }>) {
   if (entry.size > MAX_EDIT_BYTES) {
@@ -53,7 +50,7 @@ const readText = Effect.fnUntraced(function*(tool: string, real: string, shown: 
         "Use bash (sed, a script) for changes to files this size."
     )
   }
-  const bytes = yield* readKnownSize(real, entry.size, SPARE_BYTES).pipe(
+  const bytes = yield* readKnownSize(real, entry.size).pipe(
     Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot read ${shown}: ${describeFsError(e)}` }))
   )
   if (isBinary(real, bytes)) {
@@ -131,7 +128,7 @@ export const transaction = <A, R>(
         const bytes = yield* encodeFor(tool, shown, changed.encoding, () =>
           read === undefined
             ? encode(changed.text, changed.encoding.encoding, changed.encoding.bom)
-            : encodeChange({ ...read, reusable: true }, changed.text, changed.encoding, changed.span))
+            : encodeChange(read, changed.text, changed.encoding, changed.span))
         const before = decoded?.text ?? ""
         const diff = changed.span === undefined ? unifiedDiff(shown, before, changed.text) : spanDiff(shown, before, changed.span)
         yield* commit(tool, ctx.sessionID, real, bytes, entry)

@@ -50,14 +50,13 @@ export const inspect = Effect.fnUntraced(function*(file: string): Effect.fn.Retu
  * buffer one byte larger than `size` (a regular file reads short only at its end, so the spare
  * byte staying empty proves the end was reached), one close — two file-system round trips fewer
  * than `readFile`, which stats the open file again and reads in 512 KiB chunks. A file that grew
- * since the stat is read on to its end. `spare` more bytes of room are left behind the bytes, for
- * a caller that makes the changed file in the same buffer.
+ * since the stat is read on to its end.
  */
-export const readKnownSize = Effect.fnUntraced(function*(file: string, size: number, spare = 0) {
+export const readKnownSize = Effect.fnUntraced(function*(file: string, size: number) {
   const fs = yield* FileSystem.FileSystem
   return yield* Effect.scoped(Effect.gen(function*() {
     const handle = yield* fs.open(file, { flag: "r" })
-    let buffer = new Uint8Array(size + 1 + spare)
+    let buffer = new Uint8Array(size + 1)
     let filled = 0
     for (;;) {
       const n = yield* handle.read(buffer.subarray(filled))

@@ -125,13 +125,10 @@ export const commonSuffix = (a: string, b: string, limit: number): number => {
 /**
  * `text` encoded like `before` was read. When the file is UTF-8 and all ASCII (as many bytes as
  * characters, BOM aside), a character's offset is its byte's: only what changed is encoded and the
- * file's own bytes are kept around it, instead of encoding the whole file again. With `reusable`,
- * `bytes` are the caller's to give up: when the buffer behind them has room, the result is made in
- * it (the bytes after the change moved, the change copied in), so no second copy of the file is
- * allocated.
+ * file's own bytes are kept around it, instead of encoding the whole file again.
  */
 export const encodeChange = (
-  before: { readonly bytes: Uint8Array; readonly decoded: Decoded; readonly reusable?: boolean | undefined },
+  before: { readonly bytes: Uint8Array; readonly decoded: Decoded },
   text: string,
   encoding: Pick<Decoded, "encoding" | "bom">,
   span?: { readonly start: number; readonly end: number; readonly text: string }
@@ -152,14 +149,7 @@ export const encodeChange = (
     changed = text.slice(head, text.length - tail)
   }
   const middle = utf8Encoder.encode(changed)
-  const length = bom + head + middle.length + tail
-  if (before.reusable === true && bytes.buffer.byteLength - bytes.byteOffset >= length) {
-    const room = new Uint8Array(bytes.buffer, bytes.byteOffset, Math.max(length, bytes.length))
-    room.copyWithin(bom + head + middle.length, bytes.length - tail, bytes.length)
-    room.set(middle, bom + head)
-    return room.subarray(0, length)
-  }
-  const out = new Uint8Array(length)
+  const out = new Uint8Array(bom + head + middle.length + tail)
   out.set(bytes.subarray(0, bom + head))
   out.set(middle, bom + head)
   out.set(bytes.subarray(bytes.length - tail), bom + head + middle.length)
