@@ -50,8 +50,9 @@ export interface Options {
   /** FileTime options; `{ disabled: true }` for one-shot calls that never read first. */
   readonly fileTime?: FileTime.LayerOptions | undefined
   /**
-   * Extra services for the tools, or replacements of the embedded ones (they win): an Lsp
-   * implementation, a remote SpillStorage, a fake Permission in tests.
+   * Extra services for the tools, or replacements of the embedded ones (they win, for the tools
+   * and for every service built here): an Lsp implementation, a remote SpillStorage (Truncate
+   * spills to it, read pages it), a fake Permission in tests.
    */
   readonly services?: Layer.Layer<any, never, Platform> | undefined
   /** Selects the data directory and path matching (default `process.platform`). */
@@ -158,13 +159,17 @@ export const layerFromSettings = (
   s: Settings,
   options: Omit<Options, "cwd" | "config" | "platform"> = {}
 ): Layer.Layer<Services, Workspace.WorkspaceRootError | Ripgrep.RipgrepNotFoundError, Platform> => {
+  // The user's services are merged in before anything is built on them and again over what is
+  // built here, so each replacement (a remote SpillStorage, a fake Permission, …) is the one every
+  // service and tool sees: Truncate spills to the user's store, Workspace and read page it.
+  const user = options.services ?? Layer.empty
   const base = Layer.mergeAll(
     spillLayer(s),
     Events.layer(),
     ModuleLoader.layer(),
     FileTime.layer(options.fileTime),
     Layer.succeed(NodeSettings, s)
-  )
+  ).pipe(Layer.merge(user))
   const core = Layer.mergeAll(
     Truncate.layer(s.config.truncation),
     Permission.layer({ rules: s.rules, unattended: options.unattended, platform: s.platform }),
@@ -180,7 +185,7 @@ export const layerFromSettings = (
     Bubblewrap.layer(s.sandbox),
     Layer.succeed(ApplyPatchConfig, { mode: s.config.apply_patch?.mode ?? "atomic" })
   ).pipe(Layer.provideMerge(base))
-  const services = options.services === undefined ? core : Layer.merge(core, options.services)
+  const services = Layer.merge(core, user)
   // Built-in tools are typed with open requirements; this layer provides everything listed above.
   const registry = ToolRegistry.layer(options.tools ?? builtins, registryOptions(s, options.registry)) as Layer.Layer<
     ToolRegistry.ToolRegistry,

@@ -124,6 +124,44 @@ describe("NodeAgentTools.layer", () => {
       })
     ))
 
+  it.effect("a custom SpillStorage in services receives every spill, and read pages it", () =>
+    inWorkspace({}, (dir) =>
+      Effect.gen(function*() {
+        const spilled: Array<string> = []
+        // A recording store over the in-memory one: every committed spill is noted.
+        const Recording = Layer.effect(
+          SpillStorage.SpillStorage,
+          Effect.gen(function*() {
+            const inner = yield* SpillStorage.SpillStorage
+            const note = (p: string) => Effect.sync(() => spilled.push(p))
+            return SpillStorage.SpillStorage.of({
+              ...inner,
+              write: (content) => Effect.tap(inner.write(content), note),
+              writer: Effect.map(inner.writer, (w) => ({ ...w, commit: Effect.tap(w.commit, note) }))
+            })
+          })
+        ).pipe(Layer.provide(SpillStorage.layerMemory()))
+        const fs = yield* FileSystem.FileSystem
+        const spillDir = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-spill-" }))
+        const config = { truncation: { maxLines: 3 }, sandbox: { mode: "off" }, spill: { dir: spillDir } }
+        yield* Effect.gen(function*() {
+          assert.strictEqual((yield* SpillStorage.SpillStorage).directory, undefined)
+          const bash = yield* call("bash", { command: "seq 1 10", description: "Count to ten" })
+          assert.isTrue(bash.metadata.truncated)
+          const bashSpill = bash.metadata.outputPath as string
+          assert.isTrue(bashSpill.startsWith("memory://spill/"), bashSpill)
+          const echo = yield* call("echo", { text: ["a", "b", "c", "d", "e"].join("\n") })
+          const echoSpill = echo.metadata.outputPath as string
+          assert.deepStrictEqual(spilled, [bashSpill, echoSpill])
+          // The node layer's own file store saw nothing.
+          assert.deepStrictEqual(yield* fs.readDirectory(spillDir), [])
+          const page = yield* call("read", { filePath: bashSpill, offset: 8, limit: 2 })
+          assert.include(page.output, "8: 8\n9: 9")
+          assert.notInclude(page.output, "10: 10")
+        }).pipe(Effect.provide(agent(dir, { tools: [...builtins, Echo], config, unattended: "allow", services: Recording })))
+      })
+    ))
+
   it.effect("a config object instead of a file", () =>
     inWorkspace({}, (dir) =>
       Effect.gen(function*() {
