@@ -79,6 +79,8 @@ export interface Settings {
   /** The spill store's root; each workspace's spills live in a subdirectory of it. */
   readonly spillDir: string
   readonly retentionDays: number | undefined
+  /** The most bytes one spill keeps (undefined: the store's default). */
+  readonly spillMaxBytes: number | undefined
   readonly platform: string
   /** The sandbox config, extra paths absolute. */
   readonly sandbox: Bubblewrap.Options
@@ -135,6 +137,7 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     rules: PermissionRules.merge(defaults, own),
     spillDir,
     retentionDays: config.spill?.retentionDays,
+    spillMaxBytes: config.spill?.maxBytes,
     platform,
     sandbox
   } satisfies Settings
@@ -142,10 +145,10 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
 
 /**
  * The spill store of the settings: files in this workspace's private subdirectory of `spillDir`,
- * deleted after `retentionDays`.
+ * deleted after `retentionDays`, each at most `spillMaxBytes` long.
  */
 export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
-  SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays })
+  SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes })
 
 const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolRegistry.Options => ({
   ...extra,

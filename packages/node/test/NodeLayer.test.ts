@@ -75,6 +75,8 @@ describe("NodeAgentTools.layer", () => {
           `/xdg/agent-tools/tool-output/${yield* SpillStorage.workspaceDirectoryName(dir)}`
         )
         assert.strictEqual((yield* Workspace.Workspace).root, dir)
+        // A 2 GiB output is spilled whole.
+        assert.strictEqual((yield* SpillStorage.SpillStorage).maxBytes, 4 * 1024 * 1024 * 1024)
         // unattended "reject": an ask fails at once with a message saying why.
         const error = yield* Effect.flip(call("touch", { filePath: "a.ts" }))
         assert.strictEqual(error._tag, "PermissionRejectedError")
@@ -121,6 +123,13 @@ describe("NodeAgentTools.layer", () => {
           assert.isFalse(resolved.inside)
           assert.isTrue(resolved.spill)
         }).pipe(Effect.provide(agent(dir, { config })))
+        // spill.maxBytes caps each spill, and the notice says so.
+        yield* Effect.gen(function*() {
+          const result = yield* call("echo", { text: ["1", "2", "3", "4", "5", "6"].join("\n") })
+          const outputPath = result.metadata.outputPath as string
+          assert.strictEqual(yield* fs.readFileString(outputPath), "1\n2\n\n[spill truncated at 4 bytes]\n")
+          assert.include(result.output, `Only the first 4 of 11 bytes were saved (the spill size limit), to: ${outputPath}`)
+        }).pipe(Effect.provide(agent(dir, { config: { ...config, spill: { dir: spillDir, maxBytes: 4 } } })))
       })
     ))
 
