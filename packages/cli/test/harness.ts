@@ -149,9 +149,12 @@ export const BIN = fileURLToPath(new URL("../bin/agent-tools.js", import.meta.ur
 export const NODE = `${root}node_modules/.bin/node`
 
 /** Runs `agent-tools` as a real process through its JS launcher (stdin is a pipe, never a TTY). */
-export const spawnCli = (args: ReadonlyArray<string>, options: { readonly stdin?: string; readonly cwd?: string } = {}) =>
+export const spawnCli = (
+  args: ReadonlyArray<string>,
+  options: { readonly stdin?: string; readonly cwd?: string; readonly env?: Record<string, string> } = {}
+) =>
   Effect.callback<Run>((resume) => {
-    const child = spawn(NODE, [BIN, ...args], { cwd: options.cwd ?? root, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(NODE, [BIN, ...args], { cwd: options.cwd ?? root, stdio: ["pipe", "pipe", "pipe"], env: options.env ?? process.env })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => void (stdout += d))
