@@ -176,8 +176,8 @@ export const layerFromSettings = (
   const core = Layer.mergeAll(
     Truncate.layer(s.config.truncation),
     Permission.layer({ rules: s.rules, unattended: options.unattended, platform: s.platform }),
-    // Workspace sees the SpillStorage below: this workspace's spill directory is readable without asking.
-    Workspace.layer({ root: s.cwd }),
+    // This workspace's spill directory (of the SpillStorage below) is readable without asking.
+    Workspace.layerWithSpillStorage({ root: s.cwd }),
     // rg from the configured path, PATH or the download cache, else the portable walker.
     Ripgrep.layer(options.ripgrep),
     // The bash tool's tree-sitter parser (wasm, loaded once).
