@@ -55,7 +55,7 @@ const SpillConfig = z.strictObject({
 }).describe("The spill store for truncated outputs.")
 
 const ToolsConfig = z.strictObject({
-  disabled: z.array(z.string()).optional().describe("Tool ids removed from the registry."),
+  disabled: z.array(z.string()).optional().describe("Tool ids removed from the registry; an id that names no tool is an error."),
   directories: z.array(z.string()).optional().describe(
     "Directories of custom tools (*.ts, *.js), relative to the workspace root."
   ),

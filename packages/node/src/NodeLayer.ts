@@ -161,7 +161,7 @@ const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolReg
 export const layerFromSettings = (
   s: Settings,
   options: Omit<Options, "cwd" | "config" | "platform"> = {}
-): Layer.Layer<Services, Workspace.WorkspaceRootError | Ripgrep.RipgrepNotFoundError, Platform> => {
+): Layer.Layer<Services, LayerError, Platform> => {
   // The user's services are merged in before anything is built on them and again over what is
   // built here, so each replacement (a remote SpillStorage, a fake Permission, …) is the one every
   // service and tool sees: Truncate spills to the user's store, Workspace and read page it.
@@ -195,7 +195,29 @@ export const layerFromSettings = (
     never,
     Exclude<Services, ToolRegistry.ToolRegistry> | Platform
   >
-  return registry.pipe(Layer.provideMerge(services))
+  // A typo in `tools.disabled` would silently leave the tool enabled: refuse it instead.
+  const checked = Layer.effect(
+    ToolRegistry.ToolRegistry,
+    Effect.gen(function*() {
+      const built = yield* ToolRegistry.ToolRegistry
+      yield* checkDisabled(s, yield* built.ids)
+      return built
+    })
+  ).pipe(Layer.provide(registry))
+  return checked.pipe(Layer.provideMerge(services))
+}
+
+/** Fails with the config path of each `tools.disabled` entry that names no tool, listing the known ids. */
+const checkDisabled = (s: Settings, ids: ReadonlyArray<string>) => {
+  const known = new Set(ids)
+  const problems = (s.config.tools?.disabled ?? []).flatMap((id, i) =>
+    known.has(id)
+      ? []
+      : [{ path: `tools.disabled[${i}]`, reason: `unknown tool id ${JSON.stringify(id)} (known: ${[...known].toSorted().join(", ")})` }]
+  )
+  return problems.length === 0
+    ? Effect.void
+    : Effect.fail(new AgentConfig.ConfigError({ ...(s.file === undefined ? {} : { file: s.file }), problems }))
 }
 
 /**

@@ -204,6 +204,18 @@ describe("NodeAgentTools.layer", () => {
       })
     ))
 
+  it.effect("a tools.disabled entry naming no tool is refused with its path and the known ids", () =>
+    inWorkspace({ "agent-tools.json": `{"tools":{"disabled":["touch","tuoch"]}}` }, (dir) =>
+      Effect.gen(function*() {
+        const bad = yield* Effect.flip(Layer.build(agent(dir)))
+        assert.strictEqual(bad._tag, "ConfigError")
+        assert.strictEqual(
+          bad.message,
+          `${dir}/agent-tools.json: tools.disabled[1]: unknown tool id "tuoch" (known: echo, touch)`
+        )
+      })
+    ))
+
   it.effect("apply_patch.mode: atomic refuses an unanchored chunk that matches twice, sequential patches the first copy", () => {
     const twice = "x = 1\ny = 2\nx = 1\ny = 2\n"
     const patchText = ["*** Begin Patch", "*** Update File: m.py", "@@", "-x = 1", "+x = 3", "*** End Patch"].join("\n")
