@@ -94,6 +94,8 @@ export interface RunOptions {
   readonly stdin?: string | undefined
   /** Pretend stdin is a terminal. */
   readonly tty?: boolean | undefined
+  /** Whether stdout is a terminal (default false: captured like a pipe). */
+  readonly stdoutTty?: boolean | undefined
   /** Lines the user types at prompts; when they run out, input ends. */
   readonly answers?: ReadonlyArray<string> | undefined
   /** Tool definitions instead of the built-ins. */
@@ -119,6 +121,7 @@ export const run = (args: ReadonlyArray<string>, options: RunOptions = {}) =>
       Stdio.make({
         args: Effect.succeed(args),
         stdinIsTerminal: Effect.succeed(options.tty ?? false),
+        stdoutIsTerminal: Effect.succeed(options.stdoutTty ?? false),
         stdout: () => capture(out),
         stderr: () => capture(err),
         stdin: options.stdin === undefined ? Stream.empty : Stream.make(new TextEncoder().encode(options.stdin))
