@@ -7,7 +7,7 @@
 import { Effect, Layer, Path } from "effect"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { z } from "zod"
-import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { fmt, machine, median, percentile } from "./lib/stats.ts"
 
 const NoOp = Tool.define("noop", {
@@ -19,7 +19,8 @@ const NoOp = Tool.define("noop", {
 const Live = ToolRegistry.layer([NoOp]).pipe(
   Layer.provideMerge(Layer.mergeAll(
     Truncate.layer().pipe(Layer.provide(SpillStorage.layerMemory())),
-    Permission.layer({ rules: [{ permission: "*", pattern: "*", action: "allow" }] })
+    Permission.layer({ rules: [{ permission: "*", pattern: "*", action: "allow" }] }),
+    Workspace.layer({ root: "." })
   )),
   Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, Path.layer, ModuleLoader.layer(), Events.layer()))
 )

@@ -17,7 +17,7 @@ const Runtime = ToolRegistry.layer([ReadTool, Shout]).pipe(
     Truncate.layer({ tools: { shout: { maxLines: 100 } } }),
     Permission.layer({ rules: [{ permission: "*", pattern: "*", action: "allow" }] }),
     FileTime.layer(),
-    Workspace.layer({ root: "." })
+    Workspace.layerWithSpillStorage({ root: "." }) // its spills are readable without asking
   )),
   Layer.provideMerge(Layer.mergeAll(SpillStorage.layer({ dir: "/tmp/agent-tools-spill", workspace: "." }), Events.layer(), ModuleLoader.layer())),
   Layer.provideMerge(NodeServices.layer)

@@ -2,6 +2,7 @@
  * `agent-tools call <tool> [<json>|-]`: one tool call in a workspace. The result's output goes to
  * stdout (or `{title, output, metadata}` with `--json`), failures to stderr with the contract's
  * exit code. Permission asks prompt on a TTY, are rejected without one, and approved with `--yes`.
+ * A running tool's output (bash) streams to stderr only when stdout is not a terminal.
  */
 import { Effect, Option, Stdio } from "effect"
 import { Argument, Command } from "effect/cli"
@@ -29,8 +30,9 @@ type Mode = "prompt" | "yes" | "reject"
 /** Runs the call inside the tool layer; remembers whether a permission was refused. */
 const execute = Effect.fnUntraced(function*(tool: string, args: unknown, mode: Mode) {
   const registry = yield* ToolRegistry.ToolRegistry
-  const live = yield* Output.liveOutput()
-  const base = yield* Tool.makeContext({ sessionID: SESSION_ID, tool, metadata: live.update })
+  // Streamed to stderr only when the result goes elsewhere: on one terminal it would show twice.
+  const live = (yield* (yield* Stdio.Stdio).stdoutIsTerminal) ? undefined : yield* Output.liveOutput()
+  const base = yield* Tool.makeContext({ sessionID: SESSION_ID, tool, ...(live === undefined ? {} : { metadata: live.update }) })
   const context = mode === "prompt" ? yield* Prompt.interactive(base) : base
   let refused: Permission.PermissionRejectedError | Permission.PermissionDeniedError | undefined
   type Refusal = Permission.PermissionRejectedError | Permission.PermissionDeniedError
@@ -42,7 +44,7 @@ const execute = Effect.fnUntraced(function*(tool: string, args: unknown, mode: M
     askAll: (inputs) => remember(context.askAll(inputs))
   }
   return yield* registry.execute(tool, args, tracked).pipe(
-    Effect.ensuring(live.finish),
+    Effect.ensuring(live?.finish ?? Effect.void),
     Effect.mapError((e) => {
       const failure = Exit.classify(e)
       // A tool may wrap a refusal in its own error: the exit code still says "permission".

@@ -1,5 +1,5 @@
 /**
- * The CLI with the real bash, read and edit tools: live bash output, one prompt per call listing
+ * The CLI with the real bash, read and edit tools: live bash output (printed once), one prompt per call listing
  * every request, a deny that asks nothing, and the real path of an outside directory.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -27,6 +27,20 @@ describe("agent-tools with the real tools", () => {
       assert.include(r.stdout, "first\nsecond")
       assert.isTrue(r.stderr.startsWith("first\n"), r.stderr)
       assert.strictEqual(r.stderr.split("first").length, 2, "each line is streamed once")
+    }))
+
+  live("bash with stdout on a terminal: the output is printed once, on stdout, nothing streamed", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace()
+      const args = { command: "echo first; echo second", description: "two lines" }
+      const r = yield* run(["call", "bash", JSON.stringify(args), "--yes", "--cwd", ws.dir], {
+        tools,
+        stdoutTty: true,
+        layer: Bash.configLayer({ previewInterval: 0 })
+      })
+      assert.strictEqual(r.code, 0)
+      assert.include(r.stdout, "first\nsecond")
+      assert.strictEqual(r.stderr, "")
     }))
 
   live("bash: a failing command exits 1 only if the tool fails; the exit code is in the output", () =>

@@ -20,6 +20,19 @@ describe("agent-tools (subprocess)", () => {
       assert.deepStrictEqual(version, { code: 0, stdout: `agent-tools v${VERSION}\n`, stderr: "" })
     }))
 
+  live("without rg: a call that never searches leaves stderr empty; the first search warns once", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace()
+      // No rg on PATH nor in the download cache, no bwrap either.
+      const env = { PATH: ws.spillDir, XDG_CACHE_HOME: ws.spillDir, HOME: ws.spillDir }
+      const echo = yield* spawnCli(["call", "echo", `{"text":"hi"}`, "--cwd", ws.dir], { env })
+      assert.deepStrictEqual(echo, { code: 0, stdout: "hi\n", stderr: "" })
+      const grep = yield* spawnCli(["call", "grep", `{"pattern":"nothing-matches-this"}`, "--cwd", ws.dir], { env })
+      assert.strictEqual(grep.code, 0, grep.stderr)
+      assert.strictEqual(grep.stderr.match(/rg not found/g)?.length, 1, grep.stderr)
+      assert.match(grep.stderr, /WARN.*Ripgrep: rg not found, using the portable search/)
+    }))
+
   live("call: --json shape, stdin, and the exit codes 1, 2, 3", () =>
     Effect.gen(function*() {
       const ws = yield* workspace()

@@ -94,6 +94,8 @@ export interface RunOptions {
   readonly stdin?: string | undefined
   /** Pretend stdin is a terminal. */
   readonly tty?: boolean | undefined
+  /** Whether stdout is a terminal (default false: captured like a pipe). */
+  readonly stdoutTty?: boolean | undefined
   /** Lines the user types at prompts; when they run out, input ends. */
   readonly answers?: ReadonlyArray<string> | undefined
   /** Tool definitions instead of the built-ins. */
@@ -119,6 +121,7 @@ export const run = (args: ReadonlyArray<string>, options: RunOptions = {}) =>
       Stdio.make({
         args: Effect.succeed(args),
         stdinIsTerminal: Effect.succeed(options.tty ?? false),
+        stdoutIsTerminal: Effect.succeed(options.stdoutTty ?? false),
         stdout: () => capture(out),
         stderr: () => capture(err),
         stdin: options.stdin === undefined ? Stream.empty : Stream.make(new TextEncoder().encode(options.stdin))
@@ -149,9 +152,12 @@ export const BIN = fileURLToPath(new URL("../bin/agent-tools.js", import.meta.ur
 export const NODE = `${root}node_modules/.bin/node`
 
 /** Runs `agent-tools` as a real process through its JS launcher (stdin is a pipe, never a TTY). */
-export const spawnCli = (args: ReadonlyArray<string>, options: { readonly stdin?: string; readonly cwd?: string } = {}) =>
+export const spawnCli = (
+  args: ReadonlyArray<string>,
+  options: { readonly stdin?: string; readonly cwd?: string; readonly env?: Record<string, string> } = {}
+) =>
   Effect.callback<Run>((resume) => {
-    const child = spawn(NODE, [BIN, ...args], { cwd: options.cwd ?? root, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(NODE, [BIN, ...args], { cwd: options.cwd ?? root, stdio: ["pipe", "pipe", "pipe"], env: options.env ?? process.env })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => void (stdout += d))

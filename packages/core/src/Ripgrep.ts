@@ -10,7 +10,7 @@
  * - `RipgrepPortable` walks the Effect `FileSystem` in TypeScript (JavaScript regular expressions),
  *   so everything runs where no `rg` exists, and in tests over an in-memory file system.
  *
- * `layer()` picks `rg` when it can be found and the portable layer otherwise, logs which, and
+ * `layer()` picks `rg` when it can be found and the portable layer otherwise, logs which (debug), and
  * reports it as `backend`.
  *
  * Results are streams of tagged events: `File` / `Match` are results, `Skipped` reports a path
@@ -275,9 +275,29 @@ export interface LayerOptions extends RipgrepBinary.Options {
 }
 
 /**
+ * Logs `warning` once, when the first walk or search of `service` starts: a host that never
+ * searches is not told about a slower search.
+ */
+const warnOnFirstUse = (service: Service, warning: string): Service => {
+  let warned = false
+  const once = Effect.suspend(() => {
+    if (warned) return Effect.void
+    warned = true
+    return Effect.logWarning(warning)
+  })
+  const first = <A, E>(stream: Stream.Stream<A, E>) => Stream.unwrap(Effect.as(once, stream))
+  return {
+    ...service,
+    files: (options) => first(service.files(options)),
+    search: (options) => first(service.search(options)),
+    count: (options) => first(service.count(options))
+  }
+}
+
+/**
  * The default: the rg binary when it can be resolved, otherwise the portable layer. Logs the
- * choice (and, on fallback, why rg was not used). `backend: "rg"` fails with
- * `RipgrepNotFoundError` instead of falling back.
+ * choice at debug level; on fallback, warns why rg was not used once, when the first search
+ * runs. `backend: "rg"` fails with `RipgrepNotFoundError` instead of falling back.
  */
 export const layer = (
   options: LayerOptions = {}
@@ -287,20 +307,21 @@ export const layer = (
     Effect.gen(function*() {
       if (options.backend === "portable") {
         const service = yield* RipgrepPortable.make
-        yield* Effect.logInfo(`Ripgrep: using the ${service.description} (as configured)`)
+        yield* Effect.logDebug(`Ripgrep: using the ${service.description} (as configured)`)
         return service
       }
       const resolved = yield* Effect.result(RipgrepBinary.resolve(options))
       if (resolved._tag === "Success") {
         const service = yield* RipgrepBinary.make(resolved.success)
-        yield* Effect.logInfo(`Ripgrep: using ${service.description}`)
+        yield* Effect.logDebug(`Ripgrep: using ${service.description}`)
         return service
       }
       if (options.backend === "rg") return yield* resolved.failure
       const service = yield* RipgrepPortable.make
-      yield* Effect.logWarning(
+      yield* Effect.logDebug(`Ripgrep: rg not found, using the ${service.description}`)
+      return warnOnFirstUse(
+        service,
         `Ripgrep: rg not found, using the ${service.description}, which is slower. ${resolved.failure.message}`
       )
-      return service
     }).pipe(Effect.withSpan("Ripgrep.layer"))
   )

@@ -54,6 +54,11 @@ export class SpillStorage extends Context.Service<SpillStorage, {
    * the store was made for a workspace); Workspace treats it as readable.
    */
   readonly directory: string | undefined
+  /**
+   * The most bytes one spill keeps, when the store caps them: Truncate's notice then says that the
+   * saved copy of a larger output holds only its beginning.
+   */
+  readonly maxBytes?: number | undefined
 }>()("@agent-tools/core/SpillStorage") {}
 
 // ---------------------------------------------------------------------------------------------
@@ -64,9 +69,9 @@ export interface Options {
   /** Spills older than this (by mtime, or store time in memory) are deleted. Default 7. */
   readonly retentionDays?: number | undefined
   /**
-   * Per-spill cap in bytes. Default 100 MiB: a whole build or test log (about a million lines)
-   * still fits for grep/read paging, while one runaway command can no longer fill the disk
-   * (A4: single spills of 9 GB, 63 GB in total). Past it a `[spill truncated at N bytes]` trailer.
+   * Per-spill cap in bytes. Default 4 GiB: an output of a few GiB is kept whole for grep/read
+   * paging, while one runaway command can still not fill the disk. Past it a
+   * `[spill truncated at N bytes]` trailer, and Truncate's notice says the copy is partial.
    */
   readonly maxBytes?: number | undefined
   /**
@@ -80,7 +85,7 @@ export interface Options {
 export { isSpillName, workspaceDirectoryName }
 
 export const DEFAULT_RETENTION_DAYS = 7
-export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024
+export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024 * 1024
 const DAY_MS = 24 * 60 * 60 * 1000
 /** A temp file untouched for this long belongs to a writer that died. */
 const TEMP_MAX_AGE_MS = HOUR_MS
@@ -288,7 +293,7 @@ export const layer = (
           )
           : Stream.fail(notOurs(p))
 
-      return SpillStorage.of({ write, writer, read, owns, list, cleanup, directory: dir })
+      return SpillStorage.of({ write, writer, read, owns, list, cleanup, directory: dir, maxBytes })
     })
   )
 
@@ -364,6 +369,6 @@ export const layerMemory = (options: Options = {}): Layer.Layer<SpillStorage> =>
           return entry === undefined ? Stream.fail(expired(p)) : Stream.succeed(entry.data)
         })
 
-      return SpillStorage.of({ write, writer, read, owns, list, cleanup, directory: undefined })
+      return SpillStorage.of({ write, writer, read, owns, list, cleanup, directory: undefined, maxBytes })
     })
   )

@@ -92,6 +92,7 @@ export type Requirements =
   | FileSystem.FileSystem
   | Path.Path
   | ModuleLoader
+  | Workspace.Workspace
 
 /**
  * Builds a registry from tool definitions (each built with `yield* Tool.build`, so the layer
@@ -104,9 +105,8 @@ export const make = Effect.fnUntraced(function*<R>(
   const events = yield* Events.Events
   const permission = yield* Permission.Permission
   const truncate = yield* Truncate.Truncate
-  const workspace = yield* Effect.serviceOption(Workspace.Workspace)
-  const path = yield* Path.Path
-  const root = Option.match(workspace, { onNone: () => path.resolve("."), onSome: (w) => w.root })
+  // Custom tool directories and plugins resolve against the workspace root.
+  const root = (yield* Workspace.Workspace).root
 
   const tools = new Map<string, Tool.Built>()
   for (const definition of definitions) {

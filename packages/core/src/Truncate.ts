@@ -135,7 +135,8 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
           totalBytes: m.bytes,
           outputPath,
           spillError,
-          hint: options?.hint
+          hint: options?.hint,
+          spillMaxBytes: spill.maxBytes
         })
         const p = yield* preview(notice)
         yield* events.publish({

@@ -26,6 +26,8 @@ export interface Notice {
   readonly outputPath: string | undefined
   /** Why saving failed, if it did. */
   readonly spillError: string | undefined
+  /** The saved copy holds only the first this many bytes (the spill store's cap), if it is partial. */
+  readonly savedBytes: number | undefined
   /** The paging hint (several lines), naming only tools the caller can use. */
   readonly hint: string
   /** The one-line marker that must open the content (A2: visible in the first 200 bytes). */
@@ -52,14 +54,17 @@ const HINT_HEAD = "The tool call succeeded but the output was truncated."
 export const hintText = (
   outputPath: string | undefined,
   spillError: string | undefined,
-  tools: HintContext = { task: false, read: true, grep: true }
+  tools: HintContext = { task: false, read: true, grep: true },
+  capped?: { readonly savedBytes: number; readonly totalBytes: number }
 ): string => {
   if (outputPath === undefined) {
     return `${HINT_HEAD} The full output could not be saved${
       spillError === undefined ? "" : ` (${spillError})`
     }, so only this preview is available.`
   }
-  const saved = `${HINT_HEAD} Full output saved to: ${outputPath}\n`
+  const saved = capped === undefined
+    ? `${HINT_HEAD} Full output saved to: ${outputPath}\n`
+    : `${HINT_HEAD} Only the first ${capped.savedBytes} of ${capped.totalBytes} bytes were saved (the spill size limit), to: ${outputPath}\n`
   if (tools.task) {
     return saved +
       "Use the Task tool to have explore agent process this file with Grep and Read (with offset/limit). Do NOT read the full file yourself - delegate to save context."
@@ -80,18 +85,30 @@ export const makeNotice = (input: {
   readonly outputPath: string | undefined
   readonly spillError: string | undefined
   readonly hint?: HintContext | undefined
-}): Notice => ({
-  totalLines: input.totalLines,
-  totalBytes: input.totalBytes,
-  outputPath: input.outputPath,
-  spillError: input.spillError,
-  hint: hintText(input.outputPath, input.spillError, input.hint),
-  marker: (removed, shown) =>
-    `[Output truncated: ${amount(removed)} omitted; showing ${shown}. ${
-      input.outputPath === undefined ? "The full output could not be saved." : `Full output: ${input.outputPath}`
-    }]`,
-  elision: (removed) => removed.lines > 0 ? `... ${removed.lines} lines truncated ...` : `... ${removed.bytes} bytes truncated ...`
-})
+  /** The spill store's per-spill cap, if it has one. */
+  readonly spillMaxBytes?: number | undefined
+}): Notice => {
+  const savedBytes = input.outputPath !== undefined && input.spillMaxBytes !== undefined &&
+      input.totalBytes > input.spillMaxBytes
+    ? input.spillMaxBytes
+    : undefined
+  const capped = savedBytes === undefined ? undefined : { savedBytes, totalBytes: input.totalBytes }
+  const saved = input.outputPath === undefined
+    ? "The full output could not be saved."
+    : savedBytes === undefined
+    ? `Full output: ${input.outputPath}`
+    : `First ${savedBytes} bytes of the output: ${input.outputPath}`
+  return {
+    totalLines: input.totalLines,
+    totalBytes: input.totalBytes,
+    outputPath: input.outputPath,
+    spillError: input.spillError,
+    savedBytes,
+    hint: hintText(input.outputPath, input.spillError, input.hint, capped),
+    marker: (removed, shown) => `[Output truncated: ${amount(removed)} omitted; showing ${shown}. ${saved}]`,
+    elision: (removed) => removed.lines > 0 ? `... ${removed.lines} lines truncated ...` : `... ${removed.bytes} bytes truncated ...`
+  }
+}
 
 // Line numbers let the model page the spill with offset/limit; a cut line is named.
 const shownText = (w: LineWindow.Window, direction: Direction, totalLines: number): string => {

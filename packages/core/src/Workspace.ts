@@ -9,7 +9,7 @@
  * not exist yet is the real path of its deepest existing ancestor plus the missing components, so a
  * new file behind a symlinked directory is still attributed to the link's target.
  */
-import { Context, Effect, FileSystem, Layer, Option, Path, Schema } from "effect"
+import { Context, Effect, FileSystem, Layer, Path, Schema } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { SpillStorage } from "./SpillStorage.ts"
 
@@ -65,6 +65,11 @@ export interface LayerOptions {
   readonly root: string
   /** Extra directories treated as inside (they may not exist yet). */
   readonly allow?: ReadonlyArray<string> | undefined
+  /**
+   * Directories holding spills (a file spill store's `directory`): paths in them resolve with
+   * `spill: true`, so read and grep page them without an outside ask. They may not exist yet.
+   */
+  readonly spillDirectories?: ReadonlyArray<string> | undefined
 }
 
 const MAX_DANGLING_HOPS = 40
@@ -156,9 +161,7 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions) {
       Effect.mapError((e) => new WorkspaceRootError({ root: dir, reason: `(allowed directory) ${e.reason}` }))
     )
   const allowed = [root, ...(yield* Effect.forEach(options.allow ?? [], canonicalDir))]
-  const spillStorage = yield* Effect.serviceOption(SpillStorage)
-  const spillDirectory = Option.getOrUndefined(Option.flatMapNullishOr(spillStorage, (s) => s.directory))
-  const spillDir = spillDirectory === undefined ? undefined : yield* canonicalDir(spillDirectory)
+  const spillDirs = yield* Effect.forEach(options.spillDirectories ?? [], canonicalDir)
 
   const contains = (realPath: string): boolean => allowed.some((dir) => isWithin(dir, realPath, path.sep))
 
@@ -190,7 +193,7 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions) {
     if (absolute.includes("\0")) return yield* new PathResolutionError({ path: input, reason: "the path contains a NUL byte" })
     const { real, exists } = yield* physical(input, absolute)
     const inside = contains(real)
-    const spill = spillDir !== undefined && isWithin(spillDir, real, path.sep)
+    const spill = spillDirs.some((dir) => isWithin(dir, real, path.sep))
     yield* Effect.annotateCurrentSpan({ input, real, inside, spill })
     return { input, absolute, real, exists, inside, spill } satisfies Resolved
   })
@@ -199,9 +202,24 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions) {
 })
 
 /**
- * The Workspace for `root` (+ `allow`). Needs FileSystem and Path; uses SpillStorage's directory
- * when a SpillStorage is provided. Fails when the root does not exist or is not a directory.
+ * The Workspace for `root` (+ `allow`, `spillDirectories`). Needs FileSystem and Path. Fails when
+ * the root does not exist or is not a directory.
  */
 export const layer = (
   options: LayerOptions
 ): Layer.Layer<Workspace, WorkspaceRootError, FileSystem.FileSystem | Path.Path> => Layer.effect(Workspace, make(options))
+
+/**
+ * The Workspace whose spill directory is the given SpillStorage's `directory` (none for a store
+ * without one, e.g. in memory): this workspace's spills are readable without asking.
+ */
+export const layerWithSpillStorage = (
+  options: Omit<LayerOptions, "spillDirectories">
+): Layer.Layer<Workspace, WorkspaceRootError, FileSystem.FileSystem | Path.Path | SpillStorage> =>
+  Layer.effect(
+    Workspace,
+    Effect.gen(function*() {
+      const spill = yield* SpillStorage
+      return yield* make({ ...options, spillDirectories: spill.directory === undefined ? [] : [spill.directory] })
+    })
+  )

@@ -3,7 +3,7 @@
  * → typed error), the default layer's choice, and prompt termination of rg (checked by pid).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, FileSystem, Layer, Path, Stream } from "effect"
+import { ConfigProvider, Effect, FileSystem, Layer, Logger, Path, References, Stream } from "effect"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { NodeServices } from "@effect/platform-node"
 import { Ripgrep, RipgrepBinary } from "@agent-tools/core"
@@ -93,6 +93,29 @@ describe("Ripgrep.layer (default)", () => {
       const error = yield* Effect.flip(backendOf({ cacheDir: cache, backend: "rg" }).pipe(Effect.provide(env({ PATH: cache }))))
       assert.strictEqual(error._tag, "RipgrepNotFoundError")
       assert.strictEqual(yield* backendOf({ backend: "portable" }), "portable")
+    }).pipe(Effect.provide(NodeServices.layer)))
+})
+
+describe("Ripgrep.layer logs", () => {
+  it.live("without rg: nothing above debug when built, one warning when the first search runs", () =>
+    Effect.gen(function*() {
+      const cache = yield* tempDir
+      const logs: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => void logs.push(`${logLevel}: ${String(message)}`))
+      yield* Effect.gen(function*() {
+        const rg = yield* Ripgrep.Ripgrep
+        assert.deepStrictEqual(logs, ["Debug: Ripgrep: rg not found, using the portable search (TypeScript, JavaScript regular expressions)"])
+        for (let i = 0; i < 2; i++) yield* Stream.runDrain(rg.search({ cwd: cache, pattern: "x" }))
+        yield* Stream.runDrain(rg.files({ cwd: cache }))
+        const warnings = logs.filter((l) => l.startsWith("Warn: "))
+        assert.strictEqual(warnings.length, 1)
+        assert.match(warnings[0]!, /^Warn: Ripgrep: rg not found, using the portable search \(TypeScript, JavaScript regular expressions\), which is slower\. /)
+      }).pipe(
+        Effect.provide(Ripgrep.layer({ cacheDir: cache })),
+        Effect.provide(env({ PATH: cache })),
+        Effect.provide(Logger.layer([logger])),
+        Effect.provideService(References.MinimumLogLevel, "Debug")
+      )
     }).pipe(Effect.provide(NodeServices.layer)))
 })
 

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Path, Stream } from "effect"
 import { MemoryFileSystem, ScriptedPermission } from "@agent-tools/testing"
 import { z } from "zod"
-import { Events, ModuleLoader, Permission, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 
 // A Truncate that records what the registry asked for and cuts at 10 characters: the registry's
 // job is deciding *whether* and *with what options* to truncate, which this makes visible.
@@ -88,7 +88,7 @@ const Planned = Tool.define("planned", {
 const named = (id: string) =>
   Tool.define(id, { description: id, parameters: z.object({}), execute: () => Effect.succeed({ title: id, output: id, metadata: {} }) })
 
-const Platform = Layer.mergeAll(MemoryFileSystem.layer({}), Path.layer, ModuleLoader.layerMemory({}), Events.layer())
+const Platform = Layer.mergeAll(MemoryFileSystem.layer({ "/ws/.keep": "" }), Path.layer, ModuleLoader.layerMemory({}), Events.layer())
 
 const registryLayer = (
   definitions: ReadonlyArray<Tool.Definition<string, any, never>>,
@@ -97,7 +97,7 @@ const registryLayer = (
   platform: Layer.Layer<any> = Platform
 ) =>
   ToolRegistry.layer(definitions, options).pipe(
-    Layer.provideMerge(Layer.mergeAll(FakeTruncate, Permission.layer({ rules }))),
+    Layer.provideMerge(Layer.mergeAll(FakeTruncate, Permission.layer({ rules }), Workspace.layer({ root: "/ws" }))),
     Layer.provideMerge(platform)
   )
 

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
+import * as SpillStorage from "../src/SpillStorage.ts"
 import type { Direction } from "../src/Truncate.ts"
 import { assertSameBytes, bytesOf, failingSpill, lines, readSpill, utf8, withTruncate } from "./TruncateHarness.ts"
 
@@ -9,6 +10,27 @@ const saved = (path: string | undefined) =>
 const directions: ReadonlyArray<Direction> = ["head", "tail", "head+tail"]
 
 describe("Truncate.output", () => {
+  it.effect("a spill cut at the store's maxBytes: the marker and the hint say only the first bytes were saved", () =>
+    withTruncate({ maxLines: 2 }, ({ spill, truncate }) =>
+      Effect.gen(function*() {
+        const text = "1\n2\n3\n4\n5\n6" // 11 bytes
+        for (const r of [yield* truncate.output(text), yield* truncate.stream(Stream.make("1\n2\n3\n", "4\n5\n6"))]) {
+          const path = r.outputPath!
+          assert.strictEqual(
+            r.content,
+            `[Output truncated: 4 lines (8 bytes) omitted; showing the first 2 of 6 lines. First 8 bytes of the output: ${path}]\n` +
+              "1\n2\n\n... 4 lines truncated ...\n\n" +
+              "The tool call succeeded but the output was truncated. Only the first 8 of 11 bytes were saved " +
+              `(the spill size limit), to: ${path}\n${HINT_RG}`
+          )
+          assert.strictEqual(new TextDecoder().decode(yield* readSpill(spill, path)), "1\n2\n3\n4\n\n[spill truncated at 8 bytes]\n")
+        }
+        // Within the cap the notice is the usual one.
+        const fits = yield* truncate.output("1\n2\n3")
+        assert.isTrue(fits.content.endsWith(saved(fits.outputPath)))
+        assert.include(fits.content, `Full output: ${fits.outputPath}]`)
+      }), SpillStorage.layerMemory({ maxBytes: 8 })))
+
   it.effect("returns text within the limits unchanged: no spill, no event", () =>
     withTruncate({ maxLines: 3 }, ({ events, spill, truncate }) =>
       Effect.gen(function*() {

@@ -115,14 +115,23 @@ describe("Workspace (memory)", () => {
       assert.isFalse((yield* resolveWith(opts, "/shared-evil/x")).inside)
     }))
 
-  it.effect("the spill directory is flagged when a SpillStorage is provided", () =>
+  it.effect("paths in the spill directories are flagged: given, or the SpillStorage's directory", () =>
     Effect.gen(function*() {
+      const given = yield* resolveWith({ ...ws, spillDirectories: ["/spill"] }, "/spill/tool_1")
+      assert.strictEqual(summary(given), "/spill/tool_1 exists=false inside=false spill=true")
       const spill = Layer.mock(SpillStorage.SpillStorage, { directory: "/spill", owns: () => false })
       const r = yield* Workspace.Workspace.use((w) => w.resolve("/spill/tool_1")).pipe(
-        Effect.provide(Workspace.layer(ws).pipe(Layer.provide(Layer.mergeAll(MemoryFileSystem.layer(files), Path.layer, spill))))
+        Effect.provide(
+          Workspace.layerWithSpillStorage(ws).pipe(Layer.provide(Layer.mergeAll(MemoryFileSystem.layer(files), Path.layer, spill)))
+        )
       )
       assert.strictEqual(summary(r), "/spill/tool_1 exists=false inside=false spill=true")
-      assert.isFalse((yield* resolveWith(ws, "/spill/tool_1")).spill) // no SpillStorage: nothing is a spill
+      // Without spill directories nothing is a spill, whatever SpillStorage is in context.
+      const plain = yield* Workspace.Workspace.use((w) => w.resolve("/spill/tool_1")).pipe(
+        Effect.provide(Workspace.layer(ws).pipe(Layer.provide(Layer.mergeAll(MemoryFileSystem.layer(files), Path.layer, spill))))
+      )
+      assert.isFalse(plain.spill)
+      assert.isFalse((yield* resolveWith(ws, "/spill/tool_1")).spill)
     }))
 
   it.effect("contains is pure and separator-aware", () =>

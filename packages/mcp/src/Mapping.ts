@@ -26,23 +26,47 @@ export const CONTRACT_ANNOTATIONS: Readonly<Record<string, Tool.Annotations>> = 
 /** Tools that reach outside the workspace (MCP openWorldHint). */
 const OPEN_WORLD = new Set(["bash", "webfetch"])
 
+/** Display names of the built-ins whose id does not read as one. */
+const TITLES: Readonly<Record<string, string>> = {
+  apply_patch: "Apply patch",
+  multiedit: "Multi-edit",
+  todoread: "Read todos",
+  todowrite: "Write todos",
+  webfetch: "Web fetch"
+}
+
+/** A display name for a client's UI: the table's, else the id with `_`/`-` as spaces, capitalised. */
+export const titleOf = (id: string): string => {
+  const named = TITLES[id]
+  if (named !== undefined) return named
+  const words = id.replace(/[_-]+/g, " ").trim()
+  return words === "" ? id : words[0]!.toUpperCase() + words.slice(1)
+}
+
 export interface Hints {
+  readonly title: string
   readonly readOnlyHint: boolean
   readonly destructiveHint: boolean
-  readonly openWorldHint?: boolean
+  readonly idempotentHint: boolean
+  readonly openWorldHint: boolean
 }
 
 /**
- * Both hints are always sent: MCP's defaults (readOnly false, destructive true) would otherwise
- * mark harmless tools like todowrite as destructive.
+ * Every hint is always sent: MCP's defaults (readOnly false, destructive true, openWorld true)
+ * would otherwise mark harmless tools like todowrite as destructive and every tool as reaching
+ * outside. Read-only tools are idempotent.
  */
 export const hintsOf = (tool: Pick<Tool.Built, "id" | "annotations">): Hints => {
   const fallback = CONTRACT_ANNOTATIONS[tool.id] ?? {}
   const readOnly = tool.annotations.readOnly ?? fallback.readOnly ?? false
   const destructive = !readOnly && (tool.annotations.destructive ?? fallback.destructive ?? false)
-  return OPEN_WORLD.has(tool.id)
-    ? { readOnlyHint: readOnly, destructiveHint: destructive, openWorldHint: true }
-    : { readOnlyHint: readOnly, destructiveHint: destructive }
+  return {
+    title: titleOf(tool.id),
+    readOnlyHint: readOnly,
+    destructiveHint: destructive,
+    idempotentHint: readOnly,
+    openWorldHint: OPEN_WORLD.has(tool.id)
+  }
 }
 
 /** The MCP tool entry, or the reason the tool cannot be listed (MCP needs an object root schema). */
@@ -58,6 +82,7 @@ export const toMcpTool = (
   }
   return {
     name,
+    title: titleOf(tool.id),
     description: tool.description,
     inputSchema: schema as McpTool["inputSchema"],
     annotations: hintsOf(tool)

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Path } from "effect"
-import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { MemoryFileSystem } from "@agent-tools/testing"
 import { McpClient } from "@agent-tools/mcp"
 import { makeWorkspace, NODE, NodePlatform, SERVER } from "./harness.ts"
@@ -15,10 +15,15 @@ const { assign } = ToolNames
 
 const Registry = (rules: Permission.Ruleset) =>
   ToolRegistry.layer<never>([]).pipe(
-    Layer.provideMerge(Layer.mergeAll(Truncate.layer(), Permission.layer({ rules }), ModuleLoader.layerMemory({}))),
+    Layer.provideMerge(Layer.mergeAll(
+      Truncate.layer(),
+      Permission.layer({ rules }),
+      ModuleLoader.layerMemory({}),
+      Workspace.layer({ root: "/ws" })
+    )),
     Layer.provideMerge(Layer.mergeAll(SpillStorage.layerMemory(), Events.layer())),
     // Kept inside: the test's own FileSystem is the real one (the workspace the server runs in).
-    Layer.provide(Layer.merge(MemoryFileSystem.layer({}), Path.layer))
+    Layer.provide(Layer.merge(MemoryFileSystem.layer({ "/ws/.keep": "" }), Path.layer))
   )
 
 describe("McpClient", () => {

@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Path } from "effect"
 import { TestClock } from "effect/testing"
-import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { MemoryFileSystem } from "@agent-tools/testing"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
@@ -28,8 +28,8 @@ describe("heartbeat progress", () => {
           )
       })
       const Runtime = ToolRegistry.layer([Blocker]).pipe(
-        Layer.provideMerge(Layer.mergeAll(Truncate.layer(), Permission.layer(), ModuleLoader.layerMemory({}))),
-        Layer.provideMerge(Layer.mergeAll(SpillStorage.layerMemory(), Events.layer(), MemoryFileSystem.layer({}), Path.layer))
+        Layer.provideMerge(Layer.mergeAll(Truncate.layer(), Permission.layer(), ModuleLoader.layerMemory({}), Workspace.layer({ root: "/ws" }))),
+        Layer.provideMerge(Layer.mergeAll(SpillStorage.layerMemory(), Events.layer(), MemoryFileSystem.layer({ "/ws/.keep": "" }), Path.layer))
       )
 
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()

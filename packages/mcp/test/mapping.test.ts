@@ -35,19 +35,23 @@ describe("ToolNames (H63)", () => {
 })
 
 describe("Mapping", () => {
-  it("sends both hints: the tool's own, else the contract's table for the built-ins", () => {
-    assert.deepStrictEqual(hintsOf({ id: "read", annotations: {} }), { readOnlyHint: true, destructiveHint: false })
-    assert.deepStrictEqual(hintsOf({ id: "edit", annotations: {} }), { readOnlyHint: false, destructiveHint: true })
-    assert.deepStrictEqual(hintsOf({ id: "bash", annotations: {} }), {
-      readOnlyHint: false,
-      destructiveHint: true,
-      openWorldHint: true
+  it("sends every hint and a title: the tool's own, else the contract's table for the built-ins", () => {
+    const hints = (title: string, readOnly: boolean, destructive: boolean, openWorld = false) => ({
+      title,
+      readOnlyHint: readOnly,
+      destructiveHint: destructive,
+      idempotentHint: readOnly,
+      openWorldHint: openWorld
     })
-    assert.deepStrictEqual(hintsOf({ id: "todowrite", annotations: {} }), { readOnlyHint: false, destructiveHint: false })
-    assert.deepStrictEqual(hintsOf({ id: "custom", annotations: { readOnly: true, destructive: true } }), {
-      readOnlyHint: true,
-      destructiveHint: false
-    })
+    assert.deepStrictEqual(hintsOf({ id: "read", annotations: {} }), hints("Read", true, false))
+    assert.deepStrictEqual(hintsOf({ id: "edit", annotations: {} }), hints("Edit", false, true))
+    assert.deepStrictEqual(hintsOf({ id: "bash", annotations: {} }), hints("Bash", false, true, true))
+    assert.deepStrictEqual(hintsOf({ id: "todowrite", annotations: {} }), hints("Write todos", false, false))
+    assert.deepStrictEqual(hintsOf({ id: "apply_patch", annotations: {} }), hints("Apply patch", false, true))
+    assert.deepStrictEqual(
+      hintsOf({ id: "my_custom-tool", annotations: { readOnly: true, destructive: true } }),
+      hints("My custom tool", true, false)
+    )
   })
 
   it("lists only object-rooted schemas, without $schema", () => {
@@ -59,9 +63,10 @@ describe("Mapping", () => {
     }
     assert.deepStrictEqual(toMcpTool(tool, "t"), {
       name: "t",
+      title: "T",
       description: "d",
       inputSchema: { type: "object", properties: {} },
-      annotations: { readOnlyHint: false, destructiveHint: false }
+      annotations: { title: "T", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }
     })
     assert.strictEqual(
       toMcpTool({ ...tool, jsonSchema: { type: "string" } }, "t"),

@@ -60,12 +60,25 @@ layer(Live, { timeout: "60 seconds" })("MCP server over stdio", (it) => {
       for (const name of byName.keys()) assert.match(name, /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/)
       assert.deepStrictEqual(byName.get("echo"), {
         name: "echo",
+        title: "Echo",
         description: "Echo the text back",
         inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-        annotations: { readOnlyHint: true, destructiveHint: false }
+        annotations: { title: "Echo", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
       })
-      assert.deepStrictEqual(byName.get("guarded")?.annotations, { readOnlyHint: false, destructiveHint: true })
-      assert.deepStrictEqual(byName.get("fail")?.annotations, { readOnlyHint: false, destructiveHint: false })
+      assert.deepStrictEqual(byName.get("guarded")?.annotations, {
+        title: "Guarded",
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false
+      })
+      assert.deepStrictEqual(byName.get("fail")?.annotations, {
+        title: "Fail",
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false
+      })
       // The contract's hints for every built-in present.
       for (const id of builtinIds) {
         const tool = byName.get(id)!

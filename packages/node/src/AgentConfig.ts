@@ -47,11 +47,15 @@ const SpillConfig = z.strictObject({
       "private subdirectory (files 0600, directories 0700; the directory itself loses group and other access " +
       "unless it is a shared sticky one like /tmp). Relative to the workspace root; ~ is the home directory."
   ),
-  retentionDays: z.number().positive().optional().describe("Spills older than this are deleted (default 7).")
+  retentionDays: z.number().positive().optional().describe("Spills older than this are deleted (default 7)."),
+  maxBytes: z.number().int().min(1).optional().describe(
+    "Most bytes one spill keeps (default 4 GiB); past it the spill ends with a [spill truncated at N bytes] line and " +
+      "the truncation notice says only the first N bytes were saved."
+  )
 }).describe("The spill store for truncated outputs.")
 
 const ToolsConfig = z.strictObject({
-  disabled: z.array(z.string()).optional().describe("Tool ids removed from the registry."),
+  disabled: z.array(z.string()).optional().describe("Tool ids removed from the registry; an id that names no tool is an error."),
   directories: z.array(z.string()).optional().describe(
     "Directories of custom tools (*.ts, *.js), relative to the workspace root."
   ),

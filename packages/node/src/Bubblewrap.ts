@@ -295,8 +295,9 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
 
 /**
  * The Sandbox for `options.mode`: bubblewrap when it works here, else `unsandboxed` with the
- * reason (refusing every command under `required`). Logs one warning when commands will run
- * unconfined, except under `off`, which is the user's explicit choice.
+ * reason (refusing every command under `required`). Logs one warning, when the first command is
+ * wrapped, if commands run unconfined, except under `off`, which is the user's explicit choice:
+ * a host that never runs bash is not told.
  */
 export const layer = (options: Options = {}): Layer.Layer<
   never,
@@ -311,18 +312,24 @@ export const layer = (options: Options = {}): Layer.Layer<
       const platform = options.platform ?? process.platform
       const required = mode === "required"
       const fallback = (reason: string) =>
-        Effect.gen(function*() {
+        Effect.sync((): Sandbox.Service => {
           const service = Sandbox.unsandboxed(reason, { required })
           const warning = Sandbox.warning(service.status)
-          if (warning !== null) yield* Effect.logWarning(warning)
-          return service
+          if (warning === null) return service
+          let warned = false
+          const once = Effect.suspend(() => {
+            if (warned) return Effect.void
+            warned = true
+            return Effect.logWarning(warning)
+          })
+          return { ...service, wrap: (command, policy) => Effect.andThen(once, service.wrap(command, policy)) }
         })
       if (platform !== "linux") return yield* fallback(`no sandbox is implemented for ${platform} (bubblewrap needs Linux)`)
       const bwrap = options.bwrap ?? "bwrap"
       const result = yield* probeOnce(bwrap, options.network ?? "allow")
       if (!result.ok) return yield* fallback(result.reason)
       const service = yield* make({ ...options, backend: result.backend, bwrap })
-      yield* Effect.logInfo(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? "allow"})`)
+      yield* Effect.logDebug(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? "allow"})`)
       return service
     }).pipe(Effect.withSpan("Bubblewrap.layer"))
   )

@@ -50,8 +50,9 @@ export interface Options {
   /** FileTime options; `{ disabled: true }` for one-shot calls that never read first. */
   readonly fileTime?: FileTime.LayerOptions | undefined
   /**
-   * Extra services for the tools, or replacements of the embedded ones (they win): an Lsp
-   * implementation, a remote SpillStorage, a fake Permission in tests.
+   * Extra services for the tools, or replacements of the embedded ones (they win, for the tools
+   * and for every service built here): an Lsp implementation, a remote SpillStorage (Truncate
+   * spills to it, read pages it), a fake Permission in tests.
    */
   readonly services?: Layer.Layer<any, never, Platform> | undefined
   /** Selects the data directory and path matching (default `process.platform`). */
@@ -78,6 +79,8 @@ export interface Settings {
   /** The spill store's root; each workspace's spills live in a subdirectory of it. */
   readonly spillDir: string
   readonly retentionDays: number | undefined
+  /** The most bytes one spill keeps (undefined: the store's default). */
+  readonly spillMaxBytes: number | undefined
   readonly platform: string
   /** The sandbox config, extra paths absolute. */
   readonly sandbox: Bubblewrap.Options
@@ -134,6 +137,7 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     rules: PermissionRules.merge(defaults, own),
     spillDir,
     retentionDays: config.spill?.retentionDays,
+    spillMaxBytes: config.spill?.maxBytes,
     platform,
     sandbox
   } satisfies Settings
@@ -141,10 +145,10 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
 
 /**
  * The spill store of the settings: files in this workspace's private subdirectory of `spillDir`,
- * deleted after `retentionDays`.
+ * deleted after `retentionDays`, each at most `spillMaxBytes` long.
  */
 export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
-  SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays })
+  SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes })
 
 const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolRegistry.Options => ({
   ...extra,
@@ -157,19 +161,23 @@ const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolReg
 export const layerFromSettings = (
   s: Settings,
   options: Omit<Options, "cwd" | "config" | "platform"> = {}
-): Layer.Layer<Services, Workspace.WorkspaceRootError | Ripgrep.RipgrepNotFoundError, Platform> => {
+): Layer.Layer<Services, LayerError, Platform> => {
+  // The user's services are merged in before anything is built on them and again over what is
+  // built here, so each replacement (a remote SpillStorage, a fake Permission, …) is the one every
+  // service and tool sees: Truncate spills to the user's store, Workspace and read page it.
+  const user = options.services ?? Layer.empty
   const base = Layer.mergeAll(
     spillLayer(s),
     Events.layer(),
     ModuleLoader.layer(),
     FileTime.layer(options.fileTime),
     Layer.succeed(NodeSettings, s)
-  )
+  ).pipe(Layer.merge(user))
   const core = Layer.mergeAll(
     Truncate.layer(s.config.truncation),
     Permission.layer({ rules: s.rules, unattended: options.unattended, platform: s.platform }),
-    // Workspace sees the SpillStorage below: this workspace's spill directory is readable without asking.
-    Workspace.layer({ root: s.cwd }),
+    // This workspace's spill directory (of the SpillStorage below) is readable without asking.
+    Workspace.layerWithSpillStorage({ root: s.cwd }),
     // rg from the configured path, PATH or the download cache, else the portable walker.
     Ripgrep.layer(options.ripgrep),
     // The bash tool's tree-sitter parser (wasm, loaded once).
@@ -180,14 +188,36 @@ export const layerFromSettings = (
     Bubblewrap.layer(s.sandbox),
     Layer.succeed(ApplyPatchConfig, { mode: s.config.apply_patch?.mode ?? "atomic" })
   ).pipe(Layer.provideMerge(base))
-  const services = options.services === undefined ? core : Layer.merge(core, options.services)
+  const services = Layer.merge(core, user)
   // Built-in tools are typed with open requirements; this layer provides everything listed above.
   const registry = ToolRegistry.layer(options.tools ?? builtins, registryOptions(s, options.registry)) as Layer.Layer<
     ToolRegistry.ToolRegistry,
     never,
     Exclude<Services, ToolRegistry.ToolRegistry> | Platform
   >
-  return registry.pipe(Layer.provideMerge(services))
+  // A typo in `tools.disabled` would silently leave the tool enabled: refuse it instead.
+  const checked = Layer.effect(
+    ToolRegistry.ToolRegistry,
+    Effect.gen(function*() {
+      const built = yield* ToolRegistry.ToolRegistry
+      yield* checkDisabled(s, yield* built.ids)
+      return built
+    })
+  ).pipe(Layer.provide(registry))
+  return checked.pipe(Layer.provideMerge(services))
+}
+
+/** Fails with the config path of each `tools.disabled` entry that names no tool, listing the known ids. */
+const checkDisabled = (s: Settings, ids: ReadonlyArray<string>) => {
+  const known = new Set(ids)
+  const problems = (s.config.tools?.disabled ?? []).flatMap((id, i) =>
+    known.has(id)
+      ? []
+      : [{ path: `tools.disabled[${i}]`, reason: `unknown tool id ${JSON.stringify(id)} (known: ${[...known].toSorted().join(", ")})` }]
+  )
+  return problems.length === 0
+    ? Effect.void
+    : Effect.fail(new AgentConfig.ConfigError({ ...(s.file === undefined ? {} : { file: s.file }), problems }))
 }
 
 /**

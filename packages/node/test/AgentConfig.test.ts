@@ -72,7 +72,7 @@ describe("AgentConfig.decode", () => {
         "truncation.tools.bash.tail: unknown key (expected one of maxLines, maxBytes, direction, disabled)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ spill: { directory: "/x" } }), [
-        "spill.directory: unknown key (expected one of dir, retentionDays)"
+        "spill.directory: unknown key (expected one of dir, retentionDays, maxBytes)"
       ])
     }))
 

@@ -75,6 +75,8 @@ describe("NodeAgentTools.layer", () => {
           `/xdg/agent-tools/tool-output/${yield* SpillStorage.workspaceDirectoryName(dir)}`
         )
         assert.strictEqual((yield* Workspace.Workspace).root, dir)
+        // A 2 GiB output is spilled whole.
+        assert.strictEqual((yield* SpillStorage.SpillStorage).maxBytes, 4 * 1024 * 1024 * 1024)
         // unattended "reject": an ask fails at once with a message saying why.
         const error = yield* Effect.flip(call("touch", { filePath: "a.ts" }))
         assert.strictEqual(error._tag, "PermissionRejectedError")
@@ -121,6 +123,51 @@ describe("NodeAgentTools.layer", () => {
           assert.isFalse(resolved.inside)
           assert.isTrue(resolved.spill)
         }).pipe(Effect.provide(agent(dir, { config })))
+        // spill.maxBytes caps each spill, and the notice says so.
+        yield* Effect.gen(function*() {
+          const result = yield* call("echo", { text: ["1", "2", "3", "4", "5", "6"].join("\n") })
+          const outputPath = result.metadata.outputPath as string
+          assert.strictEqual(yield* fs.readFileString(outputPath), "1\n2\n\n[spill truncated at 4 bytes]\n")
+          assert.include(result.output, `Only the first 4 of 11 bytes were saved (the spill size limit), to: ${outputPath}`)
+        }).pipe(Effect.provide(agent(dir, { config: { ...config, spill: { dir: spillDir, maxBytes: 4 } } })))
+      })
+    ))
+
+  it.effect("a custom SpillStorage in services receives every spill, and read pages it", () =>
+    inWorkspace({}, (dir) =>
+      Effect.gen(function*() {
+        const spilled: Array<string> = []
+        // A recording store over the in-memory one: every committed spill is noted.
+        const Recording = Layer.effect(
+          SpillStorage.SpillStorage,
+          Effect.gen(function*() {
+            const inner = yield* SpillStorage.SpillStorage
+            const note = (p: string) => Effect.sync(() => spilled.push(p))
+            return SpillStorage.SpillStorage.of({
+              ...inner,
+              write: (content) => Effect.tap(inner.write(content), note),
+              writer: Effect.map(inner.writer, (w) => ({ ...w, commit: Effect.tap(w.commit, note) }))
+            })
+          })
+        ).pipe(Layer.provide(SpillStorage.layerMemory()))
+        const fs = yield* FileSystem.FileSystem
+        const spillDir = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-spill-" }))
+        const config = { truncation: { maxLines: 3 }, sandbox: { mode: "off" as const }, spill: { dir: spillDir } }
+        yield* Effect.gen(function*() {
+          assert.strictEqual((yield* SpillStorage.SpillStorage).directory, undefined)
+          const bash = yield* call("bash", { command: "seq 1 10", description: "Count to ten" })
+          assert.isTrue(bash.metadata.truncated)
+          const bashSpill = bash.metadata.outputPath as string
+          assert.isTrue(bashSpill.startsWith("memory://spill/"), bashSpill)
+          const echo = yield* call("echo", { text: ["a", "b", "c", "d", "e"].join("\n") })
+          const echoSpill = echo.metadata.outputPath as string
+          assert.deepStrictEqual(spilled, [bashSpill, echoSpill])
+          // The node layer's own file store saw nothing.
+          assert.deepStrictEqual(yield* fs.readDirectory(spillDir), [])
+          const page = yield* call("read", { filePath: bashSpill, offset: 8, limit: 2 })
+          assert.include(page.output, "8: 8\n9: 9")
+          assert.notInclude(page.output, "10: 10")
+        }).pipe(Effect.provide(agent(dir, { tools: [...builtins, Echo], config, unattended: "allow", services: Recording })))
       })
     ))
 
@@ -154,6 +201,18 @@ describe("NodeAgentTools.layer", () => {
         assert.strictEqual(bad.message, `${dir}/agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"`)
         const missing = yield* Effect.flip(Layer.build(agent(`${dir}/nope`)))
         assert.strictEqual(missing._tag, "WorkspaceRootError")
+      })
+    ))
+
+  it.effect("a tools.disabled entry naming no tool is refused with its path and the known ids", () =>
+    inWorkspace({ "agent-tools.json": `{"tools":{"disabled":["touch","tuoch"]}}` }, (dir) =>
+      Effect.gen(function*() {
+        const bad = yield* Effect.flip(Layer.build(agent(dir)))
+        assert.strictEqual(bad._tag, "ConfigError")
+        assert.strictEqual(
+          bad.message,
+          `${dir}/agent-tools.json: tools.disabled[1]: unknown tool id "tuoch" (known: echo, touch)`
+        )
       })
     ))
 

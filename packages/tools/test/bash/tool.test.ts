@@ -28,7 +28,7 @@ const ALLOW_ALL: Permission.Ruleset = [{ permission: "*", pattern: "*", action: 
 
 const layerWith = (setup: Setup = {}) =>
   Layer.mergeAll(
-    Workspace.layer({ root }),
+    Workspace.layer({ root, spillDirectories: [spillDir] }),
     Permission.layer({ rules: setup.rules ?? ALLOW_ALL, unattended: setup.unattended ?? "reject" }),
     Truncate.layer(),
     Bash.parserLayer,

@@ -33,7 +33,7 @@ export const registry = (options: Options, platform: Layer.Layer<FileSystem.File
         Layer.succeed(ScriptedPermission.Recorder, { asked: Effect.succeed([]) }) // nothing is recorded with real rules
       ),
     FileTime.layer(),
-    Workspace.layer({ root: options.root }),
+    Workspace.layer({ root: options.root, spillDirectories: options.spillDir === undefined ? [] : [options.spillDir] }),
     Layer.succeed(ApplyPatchConfig, { mode: options.mode ?? "atomic" })
   ).pipe(Layer.provideMerge(spill))
   return ToolRegistry.layer(tools).pipe(
