@@ -20,7 +20,7 @@ import { codeVariable, hiddenCode, sedEffects, sedScripts } from "./code.ts"
 import type { SyncParser } from "./parser.ts"
 import { type Access, commandPaths, isDevice, type Kind, MODIFYING_COMMANDS, normalize, resolvePath } from "./paths.ts"
 import { exact, forms, SAFE_ENV, SYSTEM_BIN } from "./patterns.ts"
-import { evaluate, type Word } from "./words.ts"
+import { evaluate, makeWord, type Word } from "./words.ts"
 import { assignmentName, findParts, UNSUPPORTED_NAMES, unwrap, WRAPPER_NAMES } from "./wrappers.ts"
 
 export interface Options {
@@ -313,7 +313,7 @@ class Walker {
       return [word]
     }
     if (texts.length === 1) return [word]
-    return texts.map((t) => wordFromText(t, this.home) ?? { text: t, value: t, dynamic: true, glob: false, fd: false })
+    return texts.map((t) => wordFromText(t, this.home) ?? makeWord(t, t, true, false, false))
   }
 
   simple(words: ReadonlyArray<Word>, ctx: Context): void {
@@ -332,12 +332,11 @@ class Walker {
       if (code !== undefined) this.unsupport(code)
     }
     const name = words[0]!
-    const text = words.map((w) => w.text).join(" ")
-    const outerText = ctx.outer.map((w) => w.text)
+    const text = joinTexts(words)
     // `$CMD x`, `$(which rm) x`, `{rm,x}`, `/bin/r?`: the shell decides the program at run time.
     if (name.dynamic || name.glob) {
       this.unsupport(`the command name ${name.text} is only known at run time`)
-      const form = [...outerText, text].join(" ")
+      const form = ctx.outer.length === 0 ? text : `${joinTexts(ctx.outer)} ${text}`
       this.commands.push({ text, argv: [], patterns: [form], always: [], via: ctx.via, cwd: ctx.state.cwd })
       return
     }
@@ -347,8 +346,8 @@ class Walker {
     const foreignPath = slash >= 0 && !SYSTEM_BIN.has(raw.slice(0, slash) || "/")
     if (foreignPath) this.path(name, "read", "any", "program", text, ctx.state.cwd)
     if (slash < 0 && this.functions.has(raw)) return // its body was analysed where it was defined
-    const normalized = [{ ...name, value: normName, text: normName }, ...words.slice(1)]
     const args = words.slice(1)
+    const normalized = [makeWord(normName, normName, name.dynamic, name.glob, name.fd)].concat(args)
 
     if (normName === "cd" || normName === "pushd" || normName === "popd") return this.cd(normName, args, text, ctx.state)
     if (UNSUPPORTED_NAMES.has(normName)) this.unsupport(`${normName} is not supported by the analysis`)
@@ -371,9 +370,9 @@ class Walker {
         placeholders: ctx.placeholders
       })
     }
-    const written = [...outerText, ...ctx.assignments.map((a) => a.text), text].join(" ")
     if (unwrapped?._tag === "script") {
       if (ctx.privileged || unwrapped.privileged || ctx.unsafeEnv) {
+        const written = ctx.outer.concat(ctx.assignments).map((w) => w.text).concat(text).join(" ")
         this.commands.push({ text, argv: words.map((w) => w.value), patterns: [written], always: exact(written), via: ctx.via, cwd: ctx.state.cwd })
       }
       if (unwrapped.script.dynamic) return this.unsupport(`${normName} runs code only known at run time: ${clip(unwrapped.script.text)}`)
@@ -542,7 +541,14 @@ class Walker {
   }
 }
 
-const literalWord = (value: string): Word => ({ text: value, value, dynamic: false, glob: false, fd: false })
+const literalWord = (value: string): Word => makeWord(value, value, false, false, false)
+
+/** The words' source texts, space-separated. */
+const joinTexts = (words: ReadonlyArray<Word>): string => {
+  let text = words.length === 0 ? "" : words[0]!.text
+  for (let i = 1; i < words.length; i++) text += ` ${words[i]!.text}`
+  return text
+}
 
 const isUnsafe = (assignment: Word) => !SAFE_ENV.has(assignmentName(assignment))
 
