@@ -196,7 +196,7 @@ class Walker {
         return this.children(node, copy(state))
       case "pipeline":
         // Each element runs in its own subshell: a `cd` there does not last.
-        for (const child of node.namedChildren) if (child !== null) this.walk(child, copy(state))
+        for (const child of this.kids(node, false)) this.walk(child, copy(state))
         return
       case "redirected_statement": {
         for (const r of node.childrenForFieldName("redirect")) this.redirect(r, state, node.text)
@@ -214,11 +214,12 @@ class Walker {
       case "variable_assignment":
         return this.assignment(node, state, false)
       case "declaration_command": {
+        const named = this.kids(node, false)
         const exported = node.firstChild?.type === "export" ||
-          node.namedChildren.some((c) => c?.type === "word" && /^-[a-zA-Z]*x/.test(c.text))
-        for (const child of node.namedChildren) {
-          if (child?.type === "variable_assignment") this.assignment(child, state, exported)
-          else if (child !== null) this.walk(child, state)
+          named.some((c) => c.type === "word" && /^-[a-zA-Z]*x/.test(c.text))
+        for (const child of named) {
+          if (child.type === "variable_assignment") this.assignment(child, state, exported)
+          else this.walk(child, state)
         }
         return
       }
@@ -243,9 +244,25 @@ class Walker {
   children(node: Node, state: State) {
     // Named children only: the punctuation in between runs nothing. A subtree with an error is
     // walked in full, so a missing `fi` or `)` is reported.
-    for (const child of !this.clean && node.hasError ? node.children : node.namedChildren) {
-      if (child !== null) this.walk(child, state)
+    for (const child of this.kids(node, !this.clean && node.hasError)) this.walk(child, state)
+  }
+
+  /**
+   * The children of `node` (named only, unless `all`), read with the tree's cursor. Unlike
+   * `node.namedChildren`, which caches the child nodes on their parent so the whole tree of node
+   * objects stays alive until the walk ends, these die with the walk of their parent: a large
+   * script's nodes never pile up in the heap for the collector to copy again and again.
+   */
+  kids(node: Node, all: boolean): Array<Node> {
+    const cursor = this.cursor!
+    cursor.reset(node)
+    const kids: Array<Node> = []
+    if (cursor.gotoFirstChild()) {
+      do {
+        if (all || cursor.nodeIsNamed) kids.push(cursor.currentNode)
+      } while (cursor.gotoNextSibling())
     }
+    return kids
   }
 
   /** `X=1` / `export X=1` on its own: later commands inherit it when it is in the environment. */
@@ -494,9 +511,9 @@ class Walker {
   redirect(node: Node, state: State, text: string) {
     if (node.type !== "file_redirect") {
       // heredoc / herestring: nested redirects (`cat <<EOF > f`) and substitutions in the body.
-      for (const child of node.namedChildren) {
-        if (child?.type === "file_redirect") this.redirect(child, state, text)
-        else if (child !== null) this.walk(child, state)
+      for (const child of this.kids(node, false)) {
+        if (child.type === "file_redirect") this.redirect(child, state, text)
+        else this.walk(child, state)
       }
       return
     }
