@@ -20,7 +20,7 @@ import { codeVariable, hiddenCode, sedEffects, sedScripts } from "./code.ts"
 import type { SyncParser } from "./parser.ts"
 import { type Access, commandPaths, isDevice, type Kind, MODIFYING_COMMANDS, normalize, resolvePath } from "./paths.ts"
 import { exact, forms, SAFE_ENV, SYSTEM_BIN } from "./patterns.ts"
-import { evaluate, makeWord, type Word } from "./words.ts"
+import { evaluate, evaluateLeaf, isLeafWord, type LeafWord, makeWord, type Word } from "./words.ts"
 import { assignmentName, findParts, UNSUPPORTED_NAMES, unwrap, WRAPPER_NAMES } from "./wrappers.ts"
 
 export interface Options {
@@ -154,8 +154,10 @@ class Walker {
         if (tree === null) return this.unsupport("the command could not be parsed")
         const outer = this.clean
         const outerCursor = this.cursor
+        const outerSource = this.source
         this.clean = !tree.rootNode.hasError
         this.cursor = tree.walk()
+        this.source = source
         try {
           if (!this.clean) this.unsupport(`syntax error near: ${errorSnippet(tree.rootNode)}`)
           this.walk(tree.rootNode, state)
@@ -163,6 +165,7 @@ class Walker {
           this.cursor.delete()
           this.clean = outer
           this.cursor = outerCursor
+          this.source = outerSource
         }
       })
     } finally {
@@ -172,6 +175,8 @@ class Walker {
 
   /** The tree being walked has no error anywhere: no node needs its own `hasError` check. */
   private clean = true
+  /** The text of the tree being walked. */
+  private source = ""
   /** One cursor per tree being walked, reset onto each command. */
   private cursor: TreeCursor | undefined
   /** How deep the walk is, in syntax levels and wrappers. */
@@ -287,15 +292,20 @@ class Walker {
     // each time. All children are read before any is analysed (which moves the cursor again).
     const cursor = this.cursor!
     cursor.reset(node)
-    const children: Array<readonly [Node, string | null]> = []
+    // A plain word (most arguments) is read as text straight from the source: no node object.
+    const children: Array<readonly [Node | string, string, string | null]> = []
     if (cursor.gotoFirstChild()) {
       do {
-        if (cursor.nodeIsNamed) children.push([cursor.currentNode, cursor.currentFieldName])
+        if (!cursor.nodeIsNamed) continue
+        const type = cursor.nodeType
+        const child = isLeafWord(type) ? this.source.slice(cursor.startIndex, cursor.endIndex) : cursor.currentNode
+        children.push([child, type, cursor.currentFieldName])
       } while (cursor.gotoNextSibling())
     }
-    for (const [child, field] of children) {
-      const type = child.type
-      if (type.endsWith("_redirect")) {
+    for (const [child, type, field] of children) {
+      if (typeof child === "string") {
+        if (field === "argument") words.push(...this.expand(evaluateLeaf(type as LeafWord, child, env)))
+      } else if (type.endsWith("_redirect")) {
         this.redirect(child, state, node.text)
       } else if (type === "variable_assignment") {
         const value = child.childForFieldName("value")

@@ -69,21 +69,35 @@ const join = (parts: ReadonlyArray<Word>, text: string, glob: boolean): Word => 
   return makeWord(text, value, dynamic, glob && anyGlob, false)
 }
 
-/** Evaluates an argument, command-name or redirect-target node. */
-export const evaluate = (node: Node, env: Env): Word => {
-  const text = node.text
-  switch (node.type) {
-    case "command_name":
-      return node.firstChild === null ? literal(text) : evaluate(node.firstChild, env)
+/** Node types whose value follows from their text alone. */
+export type LeafWord = "word" | "number" | "raw_string"
+
+export const isLeafWord = (type: string): type is LeafWord => type === "word" || type === "number" || type === "raw_string"
+
+/** Evaluates a `LeafWord` node from its text. */
+export const evaluateLeaf = (type: LeafWord, text: string, env: Env): Word => {
+  switch (type) {
     case "word": {
       const tilde = tildeExpand(text, env.home)
       return tilde === undefined ? dynamicWord(text) : plainWord(text, unescapeWord(tilde))
     }
     case "number":
-    case "file_descriptor":
       return literal(text)
     case "raw_string":
       return literal(text, text.slice(1, -1))
+  }
+}
+
+/** Evaluates an argument, command-name or redirect-target node. */
+export const evaluate = (node: Node, env: Env): Word => {
+  const text = node.text
+  const type = node.type
+  if (isLeafWord(type)) return evaluateLeaf(type, text, env)
+  switch (type) {
+    case "command_name":
+      return node.firstChild === null ? literal(text) : evaluate(node.firstChild, env)
+    case "file_descriptor":
+      return literal(text)
     case "ansi_c_string":
       // $'…' with escapes is rare in commands; only the plain form is resolved.
       return text.includes("\\") ? dynamicWord(text) : literal(text, text.slice(2, -1))
