@@ -20,7 +20,7 @@ import { codeVariable, hiddenCode, sedEffects, sedScripts } from "./code.ts"
 import type { SyncParser } from "./parser.ts"
 import { type Access, commandPaths, isDevice, type Kind, MODIFYING_COMMANDS, normalize, resolvePath } from "./paths.ts"
 import { exact, forms, SAFE_ENV, SYSTEM_BIN } from "./patterns.ts"
-import { evaluate, type Word } from "./words.ts"
+import { evaluate, evaluateLeaf, isLeafWord, type LeafWord, makeWord, type Word } from "./words.ts"
 import { assignmentName, findParts, UNSUPPORTED_NAMES, unwrap, WRAPPER_NAMES } from "./wrappers.ts"
 
 export interface Options {
@@ -154,8 +154,10 @@ class Walker {
         if (tree === null) return this.unsupport("the command could not be parsed")
         const outer = this.clean
         const outerCursor = this.cursor
+        const outerSource = this.source
         this.clean = !tree.rootNode.hasError
         this.cursor = tree.walk()
+        this.source = source
         try {
           if (!this.clean) this.unsupport(`syntax error near: ${errorSnippet(tree.rootNode)}`)
           this.walk(tree.rootNode, state)
@@ -163,6 +165,7 @@ class Walker {
           this.cursor.delete()
           this.clean = outer
           this.cursor = outerCursor
+          this.source = outerSource
         }
       })
     } finally {
@@ -172,6 +175,8 @@ class Walker {
 
   /** The tree being walked has no error anywhere: no node needs its own `hasError` check. */
   private clean = true
+  /** The text of the tree being walked. */
+  private source = ""
   /** One cursor per tree being walked, reset onto each command. */
   private cursor: TreeCursor | undefined
   /** How deep the walk is, in syntax levels and wrappers. */
@@ -196,7 +201,7 @@ class Walker {
         return this.children(node, copy(state))
       case "pipeline":
         // Each element runs in its own subshell: a `cd` there does not last.
-        for (const child of node.namedChildren) if (child !== null) this.walk(child, copy(state))
+        for (const child of this.kids(node, false)) this.walk(child, copy(state))
         return
       case "redirected_statement": {
         for (const r of node.childrenForFieldName("redirect")) this.redirect(r, state, node.text)
@@ -214,11 +219,12 @@ class Walker {
       case "variable_assignment":
         return this.assignment(node, state, false)
       case "declaration_command": {
+        const named = this.kids(node, false)
         const exported = node.firstChild?.type === "export" ||
-          node.namedChildren.some((c) => c?.type === "word" && /^-[a-zA-Z]*x/.test(c.text))
-        for (const child of node.namedChildren) {
-          if (child?.type === "variable_assignment") this.assignment(child, state, exported)
-          else if (child !== null) this.walk(child, state)
+          named.some((c) => c.type === "word" && /^-[a-zA-Z]*x/.test(c.text))
+        for (const child of named) {
+          if (child.type === "variable_assignment") this.assignment(child, state, exported)
+          else this.walk(child, state)
         }
         return
       }
@@ -243,9 +249,25 @@ class Walker {
   children(node: Node, state: State) {
     // Named children only: the punctuation in between runs nothing. A subtree with an error is
     // walked in full, so a missing `fi` or `)` is reported.
-    for (const child of !this.clean && node.hasError ? node.children : node.namedChildren) {
-      if (child !== null) this.walk(child, state)
+    for (const child of this.kids(node, !this.clean && node.hasError)) this.walk(child, state)
+  }
+
+  /**
+   * The children of `node` (named only, unless `all`), read with the tree's cursor. Unlike
+   * `node.namedChildren`, which caches the child nodes on their parent so the whole tree of node
+   * objects stays alive until the walk ends, these die with the walk of their parent: a large
+   * script's nodes never pile up in the heap for the collector to copy again and again.
+   */
+  kids(node: Node, all: boolean): Array<Node> {
+    const cursor = this.cursor!
+    cursor.reset(node)
+    const kids: Array<Node> = []
+    if (cursor.gotoFirstChild()) {
+      do {
+        if (all || cursor.nodeIsNamed) kids.push(cursor.currentNode)
+      } while (cursor.gotoNextSibling())
     }
+    return kids
   }
 
   /** `X=1` / `export X=1` on its own: later commands inherit it when it is in the environment. */
@@ -270,15 +292,20 @@ class Walker {
     // each time. All children are read before any is analysed (which moves the cursor again).
     const cursor = this.cursor!
     cursor.reset(node)
-    const children: Array<readonly [Node, string | null]> = []
+    // A plain word (most arguments) is read as text straight from the source: no node object.
+    const children: Array<readonly [Node | string, string, string | null]> = []
     if (cursor.gotoFirstChild()) {
       do {
-        if (cursor.nodeIsNamed) children.push([cursor.currentNode, cursor.currentFieldName])
+        if (!cursor.nodeIsNamed) continue
+        const type = cursor.nodeType
+        const child = isLeafWord(type) ? this.source.slice(cursor.startIndex, cursor.endIndex) : cursor.currentNode
+        children.push([child, type, cursor.currentFieldName])
       } while (cursor.gotoNextSibling())
     }
-    for (const [child, field] of children) {
-      const type = child.type
-      if (type.endsWith("_redirect")) {
+    for (const [child, type, field] of children) {
+      if (typeof child === "string") {
+        if (field === "argument") words.push(...this.expand(evaluateLeaf(type as LeafWord, child, env)))
+      } else if (type.endsWith("_redirect")) {
         this.redirect(child, state, node.text)
       } else if (type === "variable_assignment") {
         const value = child.childForFieldName("value")
@@ -313,7 +340,7 @@ class Walker {
       return [word]
     }
     if (texts.length === 1) return [word]
-    return texts.map((t) => wordFromText(t, this.home) ?? { text: t, value: t, dynamic: true, glob: false, fd: false })
+    return texts.map((t) => wordFromText(t, this.home) ?? makeWord(t, t, true, false, false))
   }
 
   simple(words: ReadonlyArray<Word>, ctx: Context): void {
@@ -332,12 +359,11 @@ class Walker {
       if (code !== undefined) this.unsupport(code)
     }
     const name = words[0]!
-    const text = words.map((w) => w.text).join(" ")
-    const outerText = ctx.outer.map((w) => w.text)
+    const text = joinTexts(words)
     // `$CMD x`, `$(which rm) x`, `{rm,x}`, `/bin/r?`: the shell decides the program at run time.
     if (name.dynamic || name.glob) {
       this.unsupport(`the command name ${name.text} is only known at run time`)
-      const form = [...outerText, text].join(" ")
+      const form = ctx.outer.length === 0 ? text : `${joinTexts(ctx.outer)} ${text}`
       this.commands.push({ text, argv: [], patterns: [form], always: [], via: ctx.via, cwd: ctx.state.cwd })
       return
     }
@@ -347,8 +373,8 @@ class Walker {
     const foreignPath = slash >= 0 && !SYSTEM_BIN.has(raw.slice(0, slash) || "/")
     if (foreignPath) this.path(name, "read", "any", "program", text, ctx.state.cwd)
     if (slash < 0 && this.functions.has(raw)) return // its body was analysed where it was defined
-    const normalized = [{ ...name, value: normName, text: normName }, ...words.slice(1)]
     const args = words.slice(1)
+    const normalized = [makeWord(normName, normName, name.dynamic, name.glob, name.fd)].concat(args)
 
     if (normName === "cd" || normName === "pushd" || normName === "popd") return this.cd(normName, args, text, ctx.state)
     if (UNSUPPORTED_NAMES.has(normName)) this.unsupport(`${normName} is not supported by the analysis`)
@@ -371,9 +397,9 @@ class Walker {
         placeholders: ctx.placeholders
       })
     }
-    const written = [...outerText, ...ctx.assignments.map((a) => a.text), text].join(" ")
     if (unwrapped?._tag === "script") {
       if (ctx.privileged || unwrapped.privileged || ctx.unsafeEnv) {
+        const written = ctx.outer.concat(ctx.assignments).map((w) => w.text).concat(text).join(" ")
         this.commands.push({ text, argv: words.map((w) => w.value), patterns: [written], always: exact(written), via: ctx.via, cwd: ctx.state.cwd })
       }
       if (unwrapped.script.dynamic) return this.unsupport(`${normName} runs code only known at run time: ${clip(unwrapped.script.text)}`)
@@ -495,9 +521,9 @@ class Walker {
   redirect(node: Node, state: State, text: string) {
     if (node.type !== "file_redirect") {
       // heredoc / herestring: nested redirects (`cat <<EOF > f`) and substitutions in the body.
-      for (const child of node.namedChildren) {
-        if (child?.type === "file_redirect") this.redirect(child, state, text)
-        else if (child !== null) this.walk(child, state)
+      for (const child of this.kids(node, false)) {
+        if (child.type === "file_redirect") this.redirect(child, state, text)
+        else this.walk(child, state)
       }
       return
     }
@@ -542,7 +568,14 @@ class Walker {
   }
 }
 
-const literalWord = (value: string): Word => ({ text: value, value, dynamic: false, glob: false, fd: false })
+const literalWord = (value: string): Word => makeWord(value, value, false, false, false)
+
+/** The words' source texts, space-separated. */
+const joinTexts = (words: ReadonlyArray<Word>): string => {
+  let text = words.length === 0 ? "" : words[0]!.text
+  for (let i = 1; i < words.length; i++) text += ` ${words[i]!.text}`
+  return text
+}
 
 const isUnsafe = (assignment: Word) => !SAFE_ENV.has(assignmentName(assignment))
 

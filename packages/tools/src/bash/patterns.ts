@@ -88,8 +88,12 @@ export interface FormsInput {
 export const forms = (input: FormsInput): Forms => {
   const { args, normName } = input
   const hoisted = hoist(normName, args, (w) => w.value)
-  const values = [normName, ...hoisted.words.map((w) => w.value)]
-  const texts = [normName, ...hoisted.words.map((w) => w.text)]
+  const values = [normName]
+  const texts = [normName]
+  for (const w of hoisted.words) {
+    values.push(w.value)
+    texts.push(w.text)
+  }
   const canonical = texts.join(" ")
   const always = input.wrapperAlone
     ? exact(canonical)[0] ?? ""

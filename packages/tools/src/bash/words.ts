@@ -24,12 +24,21 @@ export interface Env {
   readonly cwd: string | undefined
 }
 
-const literal = (text: string, value = text): Word => ({ text, value, dynamic: false, glob: false, fd: false })
-const dynamicWord = (text: string): Word => ({ text, value: text, dynamic: true, glob: false, fd: false })
+/** Every Word is built here, so all have one shape (property order) and the code reading them stays monomorphic. */
+export const makeWord = (text: string, value: string, dynamic: boolean, glob: boolean, fd: boolean): Word => ({
+  text,
+  value,
+  dynamic,
+  glob,
+  fd
+})
+
+const literal = (text: string, value = text): Word => makeWord(text, value, false, false, false)
+const dynamicWord = (text: string): Word => makeWord(text, text, true, false, false)
 
 const GLOB = /(?<!\\)[*?[]/
 
-const plainWord = (text: string): Word => ({ text, value: unescapeWord(text), dynamic: false, glob: GLOB.test(text), fd: false })
+const plainWord = (text: string, value = unescapeWord(text)): Word => makeWord(text, value, false, GLOB.test(text), false)
 
 /** `\x` → `x`, as the shell does for unquoted words. */
 const unescapeWord = (text: string) => !text.includes("\\") ? text : text.replace(/\\(.)/gs, "$1").replace(/\\\n/g, "")
@@ -48,29 +57,47 @@ const plainVariable = (node: Node): string | undefined => {
   return named[0].text
 }
 
-const join = (parts: ReadonlyArray<Word>, text: string): Word => ({
-  text,
-  value: parts.map((p) => p.value).join(""),
-  dynamic: parts.some((p) => p.dynamic),
-  glob: parts.some((p) => p.glob),
-  fd: false
-})
+const join = (parts: ReadonlyArray<Word>, text: string, glob: boolean): Word => {
+  let value = ""
+  let dynamic = false
+  let anyGlob = false
+  for (const p of parts) {
+    value += p.value
+    dynamic ||= p.dynamic
+    anyGlob ||= p.glob
+  }
+  return makeWord(text, value, dynamic, glob && anyGlob, false)
+}
+
+/** Node types whose value follows from their text alone. */
+export type LeafWord = "word" | "number" | "raw_string"
+
+export const isLeafWord = (type: string): type is LeafWord => type === "word" || type === "number" || type === "raw_string"
+
+/** Evaluates a `LeafWord` node from its text. */
+export const evaluateLeaf = (type: LeafWord, text: string, env: Env): Word => {
+  switch (type) {
+    case "word": {
+      const tilde = tildeExpand(text, env.home)
+      return tilde === undefined ? dynamicWord(text) : plainWord(text, unescapeWord(tilde))
+    }
+    case "number":
+      return literal(text)
+    case "raw_string":
+      return literal(text, text.slice(1, -1))
+  }
+}
 
 /** Evaluates an argument, command-name or redirect-target node. */
 export const evaluate = (node: Node, env: Env): Word => {
   const text = node.text
-  switch (node.type) {
+  const type = node.type
+  if (isLeafWord(type)) return evaluateLeaf(type, text, env)
+  switch (type) {
     case "command_name":
       return node.firstChild === null ? literal(text) : evaluate(node.firstChild, env)
-    case "word": {
-      const tilde = tildeExpand(text, env.home)
-      return tilde === undefined ? dynamicWord(text) : { ...plainWord(text), value: unescapeWord(tilde) }
-    }
-    case "number":
     case "file_descriptor":
       return literal(text)
-    case "raw_string":
-      return literal(text, text.slice(1, -1))
     case "ansi_c_string":
       // $'…' with escapes is rare in commands; only the plain form is resolved.
       return text.includes("\\") ? dynamicWord(text) : literal(text, text.slice(2, -1))
@@ -79,9 +106,9 @@ export const evaluate = (node: Node, env: Env): Word => {
       for (const child of node.namedChildren) {
         if (child === null) continue
         if (child.type === "string_content") parts.push(literal(child.text, unescapeDouble(child.text)))
-        else parts.push({ ...evaluate(child, env), glob: false })
+        else parts.push(evaluate(child, env))
       }
-      return { ...join(parts, text), glob: false }
+      return join(parts, text, false)
     }
     case "simple_expansion":
     case "expansion": {
@@ -94,14 +121,14 @@ export const evaluate = (node: Node, env: Env): Word => {
       // `~` expands only at the start of the word.
       const parts = children.map((c, i) => i > 0 && c.type === "word" ? plainWord(c.text) : evaluate(c, env))
       const brace = children.some((c) => c.type === "word" && (c.text === "{" || c.text === "[")) && text !== "{}"
-      const word = join(parts, text)
-      return brace ? { ...word, glob: true } : word
+      const word = join(parts, text, true)
+      return brace ? makeWord(word.text, word.value, word.dynamic, true, false) : word
     }
     case "process_substitution":
-      return { ...dynamicWord(text), fd: true }
+      return makeWord(text, text, true, false, true)
     case "brace_expression":
       // `{1..3}`: several words, expanded by the caller (braces.ts)
-      return { ...literal(text), glob: true }
+      return makeWord(text, text, false, true, false)
     default:
       // command_substitution, arithmetic_expansion, translated strings, …
       return dynamicWord(text)
