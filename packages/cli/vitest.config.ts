@@ -1,3 +1,3 @@
-import { defineProject } from "vitest/config"
+import { project } from "../../vitest.project.ts"
 
-export default defineProject({ test: { name: "cli", include: ["test/**/*.test.ts"], testTimeout: 30_000 } })
+export default project("cli")

@@ -150,6 +150,8 @@ export const run = (args: ReadonlyArray<string>, options: RunOptions = {}) =>
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 export const BIN = fileURLToPath(new URL("../bin/agent-tools.js", import.meta.url))
 export const NODE = `${root}node_modules/.bin/node`
+/** Node runs the workspace packages from their TypeScript sources (their "source" export condition). */
+const SOURCE = "--conditions=source"
 
 /** Runs `agent-tools` as a real process through its JS launcher (stdin is a pipe, never a TTY). */
 export const spawnCli = (
@@ -157,7 +159,7 @@ export const spawnCli = (
   options: { readonly stdin?: string; readonly cwd?: string; readonly env?: Record<string, string> } = {}
 ) =>
   Effect.callback<Run>((resume) => {
-    const child = spawn(NODE, [BIN, ...args], { cwd: options.cwd ?? root, stdio: ["pipe", "pipe", "pipe"], env: options.env ?? process.env })
+    const child = spawn(NODE, [SOURCE, BIN, ...args], { cwd: options.cwd ?? root, stdio: ["pipe", "pipe", "pipe"], env: options.env ?? process.env })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => void (stdout += d))
@@ -173,7 +175,7 @@ export const spawnCli = (
  */
 export const spawnMcp = (args: ReadonlyArray<string>, messages: ReadonlyArray<{ readonly id?: number }>) =>
   Effect.callback<Run>((resume) => {
-    const child = spawn(NODE, [BIN, "mcp", ...args], { cwd: root, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(NODE, [SOURCE, BIN, "mcp", ...args], { cwd: root, stdio: ["pipe", "pipe", "pipe"] })
     const waiting = new Set(messages.flatMap((m) => m.id === undefined ? [] : [m.id]))
     let stdout = ""
     let stderr = ""

@@ -7,7 +7,7 @@ import { Effect, Layer, Option, Path } from "effect"
 import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { MemoryFileSystem } from "@agent-tools/testing"
 import { McpClient } from "@agent-tools/mcp"
-import { makeWorkspace, NODE, NodePlatform, SERVER } from "./harness.ts"
+import { makeWorkspace, NODE, NodePlatform, SERVER, SOURCE } from "./harness.ts"
 import { LONG_ID } from "./fixtures/fakes.ts"
 import { ToolNames } from "@agent-tools/core"
 
@@ -33,7 +33,7 @@ describe("McpClient", () => {
       const ids = yield* McpClient.register([{
         name: "fixture",
         command: NODE,
-        args: [SERVER, root],
+        args: [SOURCE, SERVER, root],
         env: { AGENT_TOOLS_TEST_OPTIONS: "{}" },
         stderr: "ignore"
       }])
@@ -65,7 +65,7 @@ describe("McpClient", () => {
   it.live("asks the permission named after the tool: a deny rule stops the call", () =>
     Effect.gen(function*() {
       const root = yield* makeWorkspace({})
-      yield* McpClient.register([{ name: "fixture", command: NODE, args: [SERVER, root], stderr: "ignore" }])
+      yield* McpClient.register([{ name: "fixture", command: NODE, args: [SOURCE, SERVER, root], stderr: "ignore" }])
       const registry = yield* ToolRegistry.ToolRegistry
       const ctx = yield* Tool.makeContext({ sessionID: "client-deny", ruleset: [{ permission: "fixture_echo", pattern: "*", action: "deny" }] })
       const error = yield* Effect.flip(registry.execute("fixture_echo", { text: "x" }, ctx))

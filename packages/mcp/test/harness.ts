@@ -17,6 +17,8 @@ import { fileURLToPath } from "node:url"
 
 export const NODE = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
 export const SERVER = fileURLToPath(new URL("./fixtures/server.ts", import.meta.url))
+/** Node runs the workspace packages from their TypeScript sources (their "source" export condition). */
+export const SOURCE = "--conditions=source"
 
 export const NodePlatform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
 
@@ -72,7 +74,7 @@ export const connect = Effect.fn("test.connect")(function*(options: {
   let handler = defaultElicit
   const transport = new StdioClientTransport({
     command: NODE,
-    args: [SERVER, options.root],
+    args: [SOURCE, SERVER, options.root],
     env: { AGENT_TOOLS_TEST_OPTIONS: JSON.stringify(options.server ?? {}) },
     stderr: "pipe",
     cwd: options.root

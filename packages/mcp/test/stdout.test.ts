@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import { makeWorkspace, NODE, NodePlatform, SERVER } from "./harness.ts"
+import { makeWorkspace, NODE, NodePlatform, SERVER, SOURCE } from "./harness.ts"
 
 interface Message {
   readonly jsonrpc: string
@@ -19,7 +19,7 @@ interface Message {
 const spawnServer = (root: string) =>
   Effect.acquireRelease(
     Effect.sync(() =>
-      spawn(NODE, [SERVER, root], { cwd: root, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, AGENT_TOOLS_TEST_OPTIONS: "{}" } })
+      spawn(NODE, [SOURCE, SERVER, root], { cwd: root, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, AGENT_TOOLS_TEST_OPTIONS: "{}" } })
     ),
     (child) => Effect.sync(() => child.exitCode === null && child.kill())
   )

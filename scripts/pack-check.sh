@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Packs every package as it would be published and uses the tarballs as a stranger would: a plain
+# `npm install` of them into an empty directory outside the repository (dependencies come from the
+# registry), then the CLI (`--version`, `mcp` driven by a real MCP client) and the library (a plain
+# .mjs importing @agent-tools/node) run there on the repository's Node 22.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo"
+
+PNPM_VERSION=12.21.0
+pnpm() { npx -y "pnpm@${PNPM_VERSION}" "$@"; }
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/agent-tools-pack.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/tarballs" "$work/app" "$work/project" "$work/bin"
+
+# Node 22 first on PATH, and nothing else of the repository (its node_modules/.bin has agent-tools too).
+ln -s "$(readlink -f "$repo/node_modules/.bin/node")" "$work/bin/node"
+export PATH="$work/bin:$PATH"
+echo "--- node $(node --version)"
+
+echo "--- build"
+start=$(date +%s%N)
+pnpm run build >/dev/null
+echo "build: $(( ($(date +%s%N) - start) / 1000000 )) ms"
+
+echo "--- pnpm pack"
+for dir in packages/*/; do
+  (cd "$dir" && pnpm pack --pack-destination "$work/tarballs" >/dev/null)
+done
+ls -l "$work/tarballs"
+for tarball in "$work/tarballs"/*.tgz; do
+  if tar -xOzf "$tarball" package/package.json | grep -q '"workspace:'; then
+    echo "error: $(basename "$tarball") still has a workspace: dependency" >&2
+    exit 1
+  fi
+done
+tar -tzf "$work"/tarballs/agent-tools-node-*.tgz | grep -qx 'package/agent-tools.schema.json'
+
+echo "--- npm install of the tarballs into $work/app"
+cd "$work/app"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --loglevel=error "$work"/tarballs/*.tgz
+cp "$repo"/scripts/pack-check/*.mjs "$work/app/"
+printf 'hello from the project\n' > "$work/project/hello.txt"
+
+echo "--- npx agent-tools --version"
+version=$(npx --no-install agent-tools --version)
+echo "$version"
+expected=$(node -p "require('$repo/packages/cli/package.json').version")
+case "$version" in *"$expected"*) ;; *) echo "error: expected version $expected" >&2; exit 1 ;; esac
+
+echo "--- npx agent-tools mcp, driven by an MCP client"
+node mcp-client.mjs "$work/project"
+
+echo "--- a plain .mjs importing @agent-tools/node"
+node library.mjs "$work/project"
+
+echo "pack-check: ok"

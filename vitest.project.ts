@@ -1,0 +1,13 @@
+// The settings every package's test project shares. The tests run on the TypeScript sources: the
+// "source" export condition of the workspace packages maps them to src/*.ts instead of the built
+// dist/*.js, for Vite's resolver and for Node itself (worker processes, worker threads).
+import { defineProject } from "vitest/config"
+
+const conditions = ["source", "module", "node", "development|production"]
+
+export const project = (name: string) =>
+  defineProject({
+    resolve: { conditions },
+    ssr: { resolve: { conditions, externalConditions: ["source"] } },
+    test: { name, include: ["test/**/*.test.ts"], testTimeout: 30_000, execArgv: ["--conditions=source"] }
+  })
