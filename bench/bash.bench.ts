@@ -172,7 +172,7 @@ const phasesScript = () => {
 const cold = (args: ReadonlyArray<string>, runs: number): Array<Record<string, number>> => {
   const results: Array<Record<string, number>> = []
   for (let i = 0; i < runs; i++) {
-    const r = spawnSync(process.execPath, ["--conditions=source", ...args], { encoding: "utf8" })
+    const r = spawnSync(process.execPath, ["--conditions=agent-tools-source", ...args], { encoding: "utf8" })
     if (r.status !== 0) throw new Error(r.stderr)
     results.push(JSON.parse(r.stdout.trim().split("\n").at(-1)!))
   }

@@ -20,7 +20,7 @@ const SIZES = [1_000, 4_000, 8_000]
 const ws = mkdtempSync(join(tmpdir(), "agent-tools-mcp-bench-"))
 writeFileSync(join(ws, "agent-tools.json"), JSON.stringify({ permission: { "*": "allow" }, spill: { dir: join(ws, ".spill") } }))
 
-const child = spawn(process.execPath, ["--conditions=source", BIN, "mcp", "--cwd", ws], { stdio: ["pipe", "pipe", "inherit"] })
+const child = spawn(process.execPath, ["--conditions=agent-tools-source", BIN, "mcp", "--cwd", ws], { stdio: ["pipe", "pipe", "inherit"] })
 const waiting = new Map<number, (at: number) => void>()
 let buffer = ""
 child.stdout.on("data", (chunk: Buffer) => {

@@ -24,7 +24,7 @@ if (files.length === 0) {
 let failed = 0
 for (const file of files) {
   console.log(`\n## ${file}\n`)
-  const run = spawnSync(process.execPath, ["--conditions=source", "--expose-gc", join(here, file)], { stdio: "inherit" })
+  const run = spawnSync(process.execPath, ["--conditions=agent-tools-source", "--expose-gc", join(here, file)], { stdio: "inherit" })
   if (run.status !== 0) {
     failed++
     console.error(`${file} exited with ${run.status ?? run.signal}`)

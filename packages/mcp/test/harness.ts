@@ -17,8 +17,8 @@ import { fileURLToPath } from "node:url"
 
 export const NODE = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
 export const SERVER = fileURLToPath(new URL("./fixtures/server.ts", import.meta.url))
-/** Node runs the workspace packages from their TypeScript sources (their "source" export condition). */
-export const SOURCE = "--conditions=source"
+/** Node runs the workspace packages from their TypeScript sources (their "agent-tools-source" export condition). */
+export const SOURCE = "--conditions=agent-tools-source"
 
 export const NodePlatform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
 
