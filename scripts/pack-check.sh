@@ -29,13 +29,19 @@ for dir in packages/*/; do
   (cd "$dir" && pnpm pack --pack-destination "$work/tarballs" >/dev/null)
 done
 ls -l "$work/tarballs"
+# (whole outputs in variables, not pipes into `grep -q`: under pipefail an early grep exit is a SIGPIPE)
 for tarball in "$work/tarballs"/*.tgz; do
-  if tar -xOzf "$tarball" package/package.json | grep -q '"workspace:'; then
+  manifest=$(tar -xOzf "$tarball" package/package.json)
+  if grep -q '"workspace:' <<<"$manifest"; then
     echo "error: $(basename "$tarball") still has a workspace: dependency" >&2
     exit 1
   fi
 done
-tar -tzf "$work"/tarballs/agent-tools-node-*.tgz | grep -qx 'package/agent-tools.schema.json'
+listing=$(tar -tzf "$work"/tarballs/agent-tools-node-*.tgz)
+if ! grep -qx 'package/agent-tools.schema.json' <<<"$listing"; then
+  echo "error: the @agent-tools/node tarball lacks agent-tools.schema.json" >&2
+  exit 1
+fi
 
 echo "--- npm install of the tarballs into $work/app"
 cd "$work/app"
