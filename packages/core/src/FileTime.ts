@@ -1,9 +1,7 @@
 /**
  * Read-before-write and the stale-write guard: per session, what was read, when, and its content hash.
  *
- * CONTRACT (implementation owned by the FileTime/Workspace work): keep these names and shapes.
- *
- * Staleness is decided by content hash only (field failures C24/C25): an mtime bump with identical
+ * Staleness is decided by content hash only: an mtime bump with identical
  * bytes (touch, formatter that changed nothing, coarse timestamps) never fails, and a rewrite that
  * keeps size and mtime but changes bytes is always caught. Size, lines and times are kept only to
  * explain a real change to the model.

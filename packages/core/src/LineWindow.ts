@@ -1,7 +1,7 @@
 /**
  * The line/byte window of a truncated output: which lines at the head and at the tail are kept.
  *
- * Rules (opencode's, minus its bugs, see reference §2 and §W13):
+ * Rules (opencode's, minus its bugs):
  * - lines are split on "\n" ("\r" stays part of its line); a final "\n" ends the last line and is
  *   not a line of its own; "" has no lines;
  * - whole lines only, walking in from each end; the newline between two kept lines is charged to

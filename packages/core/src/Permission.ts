@@ -2,8 +2,6 @@
  * Allow / ask / deny rules with wildcards; asks that wait for a reply (once / always / reject).
  * `askAll` puts the several requests of one tool call to the user as one prompt, deny first.
  *
- * CONTRACT (implementation owned by the Permission work): keep these names and shapes.
- *
  * Evaluation (see PermissionRules): the configured rules, then the ask's own `ruleset`, last match
  * wins. A pattern still at `ask` after that is allowed when one of the session's `always`
  * approvals matches it. Approvals only ever lift `ask` to `allow`: they never override a deny.

@@ -1,7 +1,5 @@
 /**
  * Where the full text of a truncated tool output goes, so the model can page it later.
- *
- * CONTRACT (implementation owned by the Truncate/Spill work): keep these names and shapes.
  */
 import { Clock, Context, Effect, Exit, FileSystem, Layer, Option, Path, Schema, Scope, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"

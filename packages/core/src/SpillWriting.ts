@@ -38,7 +38,7 @@ export const workspaceDirectoryName = Effect.fnUntraced(function*(realRoot: stri
 
 /**
  * Spill names: `tool_<12 hex ms><4 hex sequence>_<10 random base62>`. The id sorts by creation
- * time and never wraps (opencode's did, §W14); age is taken from mtime, not from the name.
+ * time and never wraps (opencode's did); age is taken from mtime, not from the name.
  */
 export const makeNamer = () => {
   let lastMs = -1

@@ -1,5 +1,5 @@
 /**
- * Tool names every provider accepts (field failure H63): `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`, the
+ * Tool names every provider accepts: `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`, the
  * intersection of OpenAI's, Anthropic's and Gemini's rules. A registry id that already fits is kept
  * as is; any other id is sanitized, and a hash of the id is appended when it had to be shortened or
  * would collide, so two ids never share a name and the mapping back to the id is exact.

@@ -1,8 +1,6 @@
 /**
  * Bounds what a tool returns to the model: line and byte limits, head / tail / head+tail previews,
  * the full output spilled to SpillStorage with a notice saying how to page it.
- *
- * CONTRACT (implementation owned by the Truncate/Spill work): keep these names and shapes.
  */
 import { Context, Effect, Layer, Result as ResultModule, Stream } from "effect"
 import { Events } from "./Events.ts"

@@ -1,6 +1,6 @@
 /**
  * UTF-8 byte accounting on JS strings and byte arrays: lengths, and cuts that never split a
- * character (field failure A6: a byte cut must not leave U+FFFD or exceed the limit).
+ * character (a byte cut must not leave U+FFFD or exceed the limit).
  *
  * Strings count as `TextEncoder` encodes them: a lone surrogate is U+FFFD, 3 bytes.
  */

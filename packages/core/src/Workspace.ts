@@ -2,9 +2,7 @@
  * Path resolution and containment on real paths: the one place that decides whether a tool path
  * lies inside the workspace.
  *
- * CONTRACT (implementation owned by the FileTime/Workspace work): keep these names and shapes.
- *
- * Containment is decided on the real path (field failure C32): lexical checks let an in-workspace
+ * Containment is decided on the real path: lexical checks let an in-workspace
  * symlink, `..` or a prefix sibling (`/ws-evil` vs `/ws`) escape. The real path of a path that does
  * not exist yet is the real path of its deepest existing ancestor plus the missing components, so a
  * new file behind a symlinked directory is still attributed to the link's target.

@@ -2,7 +2,7 @@
  * How many leading words name "the command" for an `always` approval: `git checkout main` has arity
  * 2, so approving it always stores `git checkout *`, never `git *`.
  *
- * The table is opencode's BashArity (reference §4) plus a few package runners (npx, bunx, uvx, …)
+ * The table is opencode's BashArity plus a few package runners (npx, bunx, uvx, …)
  * that would otherwise get `npx *`, which approves running any package at all.
  */
 

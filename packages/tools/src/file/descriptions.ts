@@ -1,6 +1,6 @@
 /**
  * What the model is told about the file tools. Every claim here is tested behaviour (opencode's
- * texts promised things the code did not do: reference §W9).
+ * texts promised things the code did not do).
  */
 import { MAX_EDIT_BYTES } from "./files.ts"
 

@@ -1,7 +1,6 @@
 /**
  * multiedit: several edits to one file, applied in order on the running text, all or nothing
- * (opencode's multiedit wrote each edit as it went, although its description promised atomicity:
- * reference §9.4, §W9).
+ * (opencode's multiedit wrote each edit as it went, although its description promised atomicity).
  */
 import { Effect } from "effect"
 import { z } from "zod"

@@ -1,5 +1,5 @@
 /**
- * Applying a parsed patch in two phases (field failure B21: codex and opencode write file by file
+ * Applying a parsed patch in two phases (codex and opencode write file by file
  * and leave a half-applied patch behind):
  * 1. plan: every hunk is checked and computed in memory, in order, on a virtual view of the files
  *    (an Update after an Add of the same path sees the added text). Nothing is written.

@@ -4,7 +4,7 @@
  * markers padded with whitespace, hunk headers with leading spaces, a `<<EOF` heredoc wrapper
  * (lenient mode), a first chunk without `@@`, blank lines between chunks, `*** End of File`.
  *
- * Unlike opencode's parser (§W1, §W2) nothing is silently dropped: an unknown header, an Update
+ * Unlike opencode's parser nothing is silently dropped: an unknown header, an Update
  * without chunks or a line that is not ` `/`+`/`-` is an error with its line number (line 1 is the
  * `*** Begin Patch` line).
  */

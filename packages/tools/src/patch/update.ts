@@ -5,7 +5,7 @@
  * replaces and an inserted one the file's dominant ending (codex's CRLF cases in tool-cases.json).
  *
  * Two semantics:
- * - `atomic` (default): a missing final newline stays missing (field failure B23), a pure
+ * - `atomic` (default): a missing final newline stays missing, a pure
  *   addition under an `@@ context` goes right after that context line (B22), not to the end, and
  *   a chunk without an `@@` line whose lines occur more than once is refused, naming where;
  * - `sequential` (codex): the result always ends with a newline; pure additions go to the end; an

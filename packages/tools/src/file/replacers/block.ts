@@ -11,7 +11,7 @@ import { similarity } from "./similarity.ts"
 /**
  * Every aligned line that is not equal (whitespace collapsed) must be at least this similar
  * (1 − Levenshtein / length). Chosen from these cases:
- * - field failure B12: `y := 2` in the file, `y := 99` in oldString → 0.71: must be refused, the
+ * - `y := 2` in the file, `y := 99` in oldString → 0.71: must be refused, the
  *   model believes a value the file does not hold;
  * - a one-character value change on a short line (`x = 1` / `x = 2`) → 0.80: refused for the same
  *   reason;

@@ -5,7 +5,7 @@
  * trimmed-boundary → block-anchor → context-aware; `multi-occurrence` is what an exact
  * `replaceAll` over several copies is reported as.
  *
- * Differences from opencode (reference §9.3, §W5–W7, field failures B11–B16):
+ * Differences from opencode:
  * - each strategy returns ALL its candidates; two or more is an error naming their lines, fuzzy
  *   strategies included (opencode only rejects an exact text that occurs twice);
  * - the first strategy with a candidate decides: a later, looser one never overrides it;
@@ -115,7 +115,7 @@ const indentOf = (s: string) => s.slice(0, s.length - s.trimStart().length)
 /**
  * A block matched only after re-indenting is not unique if the file also has a block at the
  * indentation oldString was quoted with, starting and ending with oldString's exact first and last
- * lines (field failure B12: the quote may belong to a different scope than the text it equals).
+ * lines (the quote may belong to a different scope than the text it equals).
  */
 const quotedIndentation = (doc: Doc, find: Find, match: Candidate, rare: ReadonlySet<string>): Array<Candidate> => {
   if (match.transform !== "lines") return []
@@ -200,7 +200,7 @@ const READ_PREFIX = /^(\d+):(?: |$)/
 
 /**
  * The text without read-output line prefixes, when every non-empty line has one and the numbers
- * run in sequence (field failure B17); undefined otherwise.
+ * run in sequence; undefined otherwise.
  */
 export const stripReadPrefixes = (s: string): string | undefined => {
   let next: number | undefined

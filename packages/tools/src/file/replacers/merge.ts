@@ -2,7 +2,7 @@
  * The replacement for a line match is a three-way merge, not newString pasted over the block:
  * base = oldString's lines, ours = newString's lines, theirs = the file's matched lines.
  * - A line the edit keeps (equal in oldString and newString) is written as the FILE has it, so a
- *   fuzzy match never replaces text outside what the model actually changed (field failure B12).
+ *   fuzzy match never replaces text outside what the model actually changed.
  * - A line the edit removes or rewrites must equal its file line up to whitespace; otherwise the
  *   model changed a line it misremembered, and the edit is refused (Conflict) rather than guessed.
  * - Added lines written at oldString's indentation are re-indented to the file's (B19: tabs vs

@@ -1,5 +1,5 @@
 /**
- * What the model reads when an edit cannot be applied (field failure B11: say what was tried, point
+ * What the model reads when an edit cannot be applied (say what was tried, point
  * at the nearest text, never just "not found"; B13: list the lines of every match).
  */
 import type { LineRange, ReplaceError } from "./index.ts"
