@@ -13,110 +13,21 @@
  * The work is linear in the size of the command; `analyzeBounded` refuses commands over
  * `MAX_COMMAND_BYTES` and nesting past `MAX_NESTING` with a BashAnalysisError.
  */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import type { Node, TreeCursor } from "web-tree-sitter"
 import { expandBraces, MAX_BRACE_WORDS, wordFromText } from "./braces.ts"
 import { codeVariable, hiddenCode, sedEffects, sedScripts } from "./code.ts"
 import type { SyncParser } from "./parser.ts"
+import type { Analysis, Command, Options, PathSource, PathUse } from "./analysisTypes.ts"
+import { BashAnalysisError, MAX_NESTING, nestingError, sizeError } from "./bounds.ts"
+import { clip, type Context, copy, errorSnippet, isUnsafe, joinTexts, literalWord, MAX_DEPTH, type State, unique } from "./walkState.ts"
 import { type Access, commandPaths, isDevice, type Kind, MODIFYING_COMMANDS, normalize, resolvePath } from "./paths.ts"
 import { exact, forms, SAFE_ENV, SYSTEM_BIN } from "./patterns.ts"
 import { evaluate, evaluateLeaf, isLeafWord, type LeafWord, makeWord, type Word } from "./words.ts"
 import { assignmentName, findParts, UNSUPPORTED_NAMES, unwrap, WRAPPER_NAMES } from "./wrappers.ts"
 
-export interface Options {
-  /** The absolute directory the command starts in. */
-  readonly cwd: string
-  /** The home directory, for `~` and `$HOME`. */
-  readonly home: string
-}
-
-export interface Command {
-  /** The command as it appears in the script (or inside its wrapper). */
-  readonly text: string
-  /** Its words after unwrapping and quote removal. */
-  readonly argv: ReadonlyArray<string>
-  /** `bash` patterns asked for it: the normalised form, plus the written form when that adds risk. */
-  readonly patterns: ReadonlyArray<string>
-  /** Patterns stored on an `always` reply: never broader than the command's own prefix. */
-  readonly always: ReadonlyArray<string>
-  /** Wrappers it runs under, outermost first (`sudo`, `bash -c`, `find -exec`). */
-  readonly via: ReadonlyArray<string>
-  /** The directory it runs in, when known. */
-  readonly cwd: string | undefined
-}
-
-export type PathSource = "argument" | "redirect" | "cd" | "program"
-
-export interface PathUse {
-  /** As written. */
-  readonly input: string
-  /**
-   * Absolute, with `..` segments kept (Workspace resolves them after the symlinks before them,
-   * as the kernel does); lexically normalised only for `cd`, which bash applies logically.
-   */
-  readonly path: string
-  readonly access: Access
-  readonly kind: Kind
-  readonly source: PathSource
-  /** The command that touches it. */
-  readonly command: string
-}
-
-export interface Analysis {
-  readonly source: string
-  readonly cwd: string
-  readonly commands: ReadonlyArray<Command>
-  /** Every command's patterns, deduplicated, in order. */
-  readonly patterns: ReadonlyArray<string>
-  readonly always: ReadonlyArray<string>
-  readonly paths: ReadonlyArray<PathUse>
-  /** Why the command cannot be fully analysed; empty when it can. */
-  readonly unsupported: ReadonlyArray<string>
-}
-
-interface State {
-  cwd: string | undefined
-  stack: Array<string | undefined>
-}
-
-interface Context {
-  readonly state: State
-  /** Wrapper words so far (`sudo -u x`, `timeout 5`). */
-  readonly outer: ReadonlyArray<Word>
-  /** Under a privileged wrapper: the written form is asked too. */
-  readonly privileged: boolean
-  /** Assignments for this command (`X=1 cmd`, `env X=1 cmd`). */
-  readonly assignments: ReadonlyArray<Word>
-  /** An assignment on the way here sets a variable that can change what runs (`LD_PRELOAD=…`). */
-  readonly unsafeEnv: boolean
-  readonly via: ReadonlyArray<string>
-  /** `xargs`: arguments arrive on stdin. */
-  readonly stdinArguments: boolean
-  /** `find -exec`: `{}` stands for a file found under the (checked) roots. */
-  readonly placeholders: boolean
-}
-
-const copy = (s: State): State => ({ cwd: s.cwd, stack: [...s.stack] })
-const MAX_DEPTH = 8
-
-/**
- * The longest command analysed, in UTF-8 bytes: 128 KiB, the most Linux passes to a program as one
- * argument (MAX_ARG_STRLEN), so a longer `bash -c COMMAND` could not start anyway.
- */
-export const MAX_COMMAND_BYTES = 128 * 1024
-
-/** Syntax levels (substitutions, subshells, quotes, wrappers) the analysis descends before it stops. */
-export const MAX_NESTING = 500
-
-/** The command is too large or too deeply nested to analyse: a tool error, never a crash. */
-export class BashAnalysisError extends Schema.TaggedError<BashAnalysisError>()("BashAnalysisError", {
-  message: Schema.String
-}) {}
-
-const nestingError = () =>
-  new BashAnalysisError({
-    message: `The command nests more than ${MAX_NESTING} levels deep (substitutions, subshells, quotes, wrappers), more than the analysis follows. Simplify it, or write it to a script file and run that file.`
-  })
+export type { Analysis, Command, Options, PathSource, PathUse } from "./analysisTypes.ts"
+export { BashAnalysisError, MAX_COMMAND_BYTES, MAX_NESTING, sizeError } from "./bounds.ts"
 
 class Walker {
   readonly commands: Array<Command> = []
@@ -566,53 +477,6 @@ class Walker {
     }
     return path
   }
-}
-
-const literalWord = (value: string): Word => makeWord(value, value, false, false, false)
-
-/** The words' source texts, space-separated. */
-const joinTexts = (words: ReadonlyArray<Word>): string => {
-  let text = words.length === 0 ? "" : words[0]!.text
-  for (let i = 1; i < words.length; i++) text += ` ${words[i]!.text}`
-  return text
-}
-
-const isUnsafe = (assignment: Word) => !SAFE_ENV.has(assignmentName(assignment))
-
-const clip = (text: string, max = 80) => {
-  const line = text.slice(0, max * 4).replace(/\s+/g, " ").trim()
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line
-}
-
-const errorSnippet = (root: Node): string => {
-  const error = root.descendantsOfType("ERROR")[0]
-  if (error !== undefined && error !== null) return clip(error.text || root.text)
-  return clip(root.text)
-}
-
-const unique = (xs: ReadonlyArray<string>) => [...new Set(xs)]
-
-/** UTF-8 length of a string, without encoding it. */
-const utf8Bytes = (text: string): number => {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 0x80) bytes += 1
-    else if (code < 0x800) bytes += 2
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      bytes += 4
-      i++
-    } else bytes += 3
-  }
-  return bytes
-}
-
-/** The error for a command over `MAX_COMMAND_BYTES`; undefined when it is within the limit. */
-export const sizeError = (source: string): BashAnalysisError | undefined => {
-  const bytes = source.length > MAX_COMMAND_BYTES / 4 ? utf8Bytes(source) : 0
-  return bytes <= MAX_COMMAND_BYTES ? undefined : new BashAnalysisError({
-    message: `The command is ${bytes} bytes; a command may be at most ${MAX_COMMAND_BYTES} bytes (${MAX_COMMAND_BYTES / 1024} KiB), the most a shell accepts as one argument. Write longer scripts to a file and run that file.`
-  })
 }
 
 /**
