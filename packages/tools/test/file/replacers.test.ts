@@ -257,6 +257,29 @@ describe("what is written is what newString says", () => {
     assert.strictEqual(text, "a()\n\nb()\nc()\nd()\n")
   })
 
+  it("a blank line added after a replaced line does not take the place of the file's blank line before it", () => {
+    const file = "}\n\nexport type A = B<\n  one,\n  two\n>;\n"
+    const { text } = applied(file, "}\nexport type A = B<\n  one,\n  two\n>;", "}\nexport type A = C<\n\n  one,\n  two\n>;")
+    assert.strictEqual(text, "}\n\nexport type A = C<\n\n  one,\n  two\n>;\n")
+  })
+
+  it("newString that leaves out the file's blank lines like the quote: its blank line is a new one", () => {
+    const yaml = "  a:\n    optional: true\n\n  b:\n    optional: true\n\n  c:\n    optional: true\n"
+    const { text } = applied(
+      yaml,
+      "    optional: true\n  b:\n    optional: true\n  c:\n    optional: true",
+      "    optional: true\n  b:\n    optional: false\n\n  c:\n    optional: true"
+    )
+    assert.strictEqual(text, "  a:\n    optional: true\n\n  b:\n    optional: false\n\n\n  c:\n    optional: true\n")
+    // newString that has the file's other blank line too: its blank line beside the file's is that one.
+    const kept = applied(
+      yaml,
+      "    optional: true\n  b:\n    optional: true\n  c:\n    optional: true",
+      "    optional: true\n\n  b:\n    optional: false\n\n  c:\n    optional: true"
+    )
+    assert.strictEqual(kept.text, "  a:\n    optional: true\n\n  b:\n    optional: false\n\n  c:\n    optional: true\n")
+  })
+
   it("the file's own blank line stays when the quote is re-indented and carries a spurious blank line", () => {
     const file = "class A {\n\tm() {\n\t\tone()\n\n\t\ttwo()\n\t\tthree()\n\t}\n}\n"
     const { text } = applied(

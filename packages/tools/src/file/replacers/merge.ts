@@ -217,6 +217,25 @@ const insertionsOf = (ops: ReadonlyArray<Op>, oldLines: ReadonlyArray<string>, n
 
 type Item = { readonly text: string; readonly kind: "line" | "file-blank" | "added-blank" }
 
+/**
+ * Whether newString, like the quote, leaves out a blank line the file has: two lines the edit
+ * keeps follow each other in newString, while the file has a blank line between them.
+ */
+const dropsFileBlanks = (ops: ReadonlyArray<Op>, align: ReadonlyArray<number>, lines: ReadonlyArray<string>): boolean => {
+  let previous = -1
+  for (const step of ops) {
+    if (step.op !== "=") {
+      previous = -1
+      continue
+    }
+    const t = align[step.o]!
+    if (t < 0) continue
+    for (let f = previous + 1; previous >= 0 && f < t; f++) if (isBlank(lines[f]!)) return true
+    previous = t
+  }
+  return false
+}
+
 /** The merged replacement for a line candidate; a Conflict's `line` is relative to the candidate. */
 export const merge = (find: Find, cand: Candidate, newString: string): MergeResult => {
   const align = cand.align!
@@ -239,18 +258,36 @@ export const merge = (find: Find, cand: Candidate, newString: string): MergeResu
     quoteUnit: unitOf(pairs.map(([o]) => indentOf(o)).filter((i) => !i.includes("\t")), 4),
     fileUnit: unitOf(pairs.map(([, f]) => indentOf(f)).filter((i) => !i.includes("\t")), 4)
   }
+  const ops = lineOps(oldKeys, fresh.lines)
+  const blanksDropped = dropsFileBlanks(ops, align, lines)
   const out: Array<Item> = []
   let hunkStart = 0
   let reindented = false
-  /** Where newString adds blank lines and the file has blank lines the quote left out, the file's go. */
+  /**
+   * Where newString adds a blank line right beside a blank line of the file that the quote left
+   * out (only blank lines between them), it is that same blank line, written once: unless
+   * newString, like the quote, leaves out the file's blank lines elsewhere, so its blank lines are
+   * new ones.
+   */
   const closeHunk = () => {
-    let added = 0
-    for (let k = hunkStart; k < out.length; k++) if (out[k]!.kind === "added-blank") added++
-    for (let k = hunkStart; k < out.length && added > 0; k++) {
-      if (out[k]!.kind === "file-blank") {
-        out.splice(k--, 1)
-        added--
+    if (blanksDropped) return
+    let k = hunkStart
+    while (k < out.length) {
+      if (!out[k]!.kind.endsWith("blank")) {
+        k++
+        continue
       }
+      let end = k
+      let added = 0
+      while (end < out.length && out[end]!.kind.endsWith("blank")) if (out[end++]!.kind === "added-blank") added++
+      for (let j = k; j < end && added > 0; j++) {
+        if (out[j]!.kind === "file-blank") {
+          out.splice(j--, 1)
+          end--
+          added--
+        }
+      }
+      k = end
     }
   }
   let f = 0
@@ -259,7 +296,6 @@ export const merge = (find: Find, cand: Candidate, newString: string): MergeResu
   }
   // The line an added line is placed against: the k-th removed line of its hunk, else the last
   // removed one, else the kept line before it (after it, at the start of the block).
-  const ops = lineOps(oldKeys, fresh.lines)
   let removed: Array<number> = []
   let added = 0
   let lastKept = -1
