@@ -41,6 +41,9 @@ const lookUp = Effect.fnUntraced(function*(tool: string, real: string, shown: st
   return entry satisfies Changeable
 })
 
+// Spare bytes after a file read for a change, where an edit that grows the file by less can be made in place.
+const EDIT_ROOM = 16 * 1024
+
 /** Reads the file at `real` (stat'ed as `entry`) as editable text, or fails saying what to do instead. */
 const readText = Effect.fnUntraced(function*(tool: string, real: string, shown: string, entry: Extract<Entry, { _tag: "File" }>) {
   if (entry.size > MAX_EDIT_BYTES) {
@@ -50,7 +53,7 @@ const readText = Effect.fnUntraced(function*(tool: string, real: string, shown: 
         "Use bash (sed, a script) for changes to files this size."
     )
   }
-  const bytes = yield* readKnownSize(real, entry.size).pipe(
+  const bytes = yield* readKnownSize(real, entry.size, EDIT_ROOM).pipe(
     Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot read ${shown}: ${describeFsError(e)}` }))
   )
   if (isBinary(real, bytes)) {
@@ -73,7 +76,12 @@ export interface Current {
   readonly real: string
   /** Missing, or a file (size, mode, links from the one stat). */
   readonly entry: Changeable
-  /** The decoded text of an existing file; undefined when it is missing. */
+  /**
+   * The bytes of an existing file, as read; undefined when it is missing. The transaction's own
+   * buffer, with spare room after them: a change returning bytes may build the new file in it.
+   */
+  readonly bytes: Uint8Array | undefined
+  /** The decoded text of an existing file (decoded on first use); undefined when it is missing. */
   readonly decoded: Decoded | undefined
 }
 
@@ -82,6 +90,14 @@ export interface Changed<A> {
   readonly text: string
   /** Where `text` differs from the file's text, when the change knows it (saves comparing whole texts). */
   readonly span?: Span | undefined
+  readonly encoding: Pick<Decoded, "encoding" | "bom">
+  readonly result: A
+}
+
+/** A change made on the file's bytes: the new bytes and their diff, already computed. */
+export interface ChangedBytes<A> {
+  readonly bytes: Uint8Array
+  readonly diff: FileDiff
   readonly encoding: Pick<Decoded, "encoding" | "bom">
   readonly result: A
 }
@@ -107,7 +123,7 @@ export const transaction = <A, R>(
   tool: string,
   ctx: Tool.Context,
   filePath: string,
-  change: (current: Current) => Effect.Effect<Changed<A>, Tool.ToolError, R>
+  change: (current: Current) => Effect.Effect<Changed<A> | ChangedBytes<A>, Tool.ToolError, R>
 ): Effect.Effect<Committed<A>, Tool.ExecuteError, R | Services> =>
   Effect.gen(function*() {
     const { real, shown, requests } = yield* editTarget(tool, filePath)
@@ -121,16 +137,38 @@ export const transaction = <A, R>(
         if (entry._tag === "File") {
           const bytes = yield* readText(tool, real, shown, entry)
           yield* assertFresh(tool, ctx.sessionID, real, bytes)
-          read = { bytes, decoded: decode(bytes) }
+          let decoded: Decoded | undefined
+          // Decoded only when the change asks: a change made on the bytes never makes the string.
+          read = {
+            bytes,
+            get decoded() {
+              return (decoded ??= decode(bytes))
+            }
+          }
         }
-        const decoded = read?.decoded
-        const changed = yield* change({ shown, real, entry, decoded })
-        const bytes = yield* encodeFor(tool, shown, changed.encoding, () =>
-          read === undefined
-            ? encode(changed.text, changed.encoding.encoding, changed.encoding.bom)
-            : encodeChange(read, changed.text, changed.encoding, changed.span))
-        const before = decoded?.text ?? ""
-        const diff = changed.span === undefined ? unifiedDiff(shown, before, changed.text) : spanDiff(shown, before, changed.span)
+        const current: Current = {
+          shown,
+          real,
+          entry,
+          bytes: read?.bytes,
+          get decoded() {
+            return read?.decoded
+          }
+        }
+        const changed = yield* change(current)
+        let bytes: Uint8Array
+        let diff: FileDiff
+        if ("bytes" in changed) {
+          bytes = changed.bytes
+          diff = changed.diff
+        } else {
+          bytes = yield* encodeFor(tool, shown, changed.encoding, () =>
+            read === undefined
+              ? encode(changed.text, changed.encoding.encoding, changed.encoding.bom)
+              : encodeChange(read, changed.text, changed.encoding, changed.span))
+          const before = read?.decoded.text ?? ""
+          diff = changed.span === undefined ? unifiedDiff(shown, before, changed.text) : spanDiff(shown, before, changed.span)
+        }
         yield* commit(tool, ctx.sessionID, real, bytes, entry)
         return {
           shown,

@@ -103,12 +103,15 @@ export const unifiedDiff = (file: string, before: string, after: string): FileDi
   return spanDiff(file, before, { start: head, end: before.length - tail, text: after.slice(head, after.length - tail) })
 }
 
-/** The unified diff of a known change: nothing outside the window around it is looked at. */
-export const spanDiff = (file: string, before: string, span: Span): FileDiff => {
+/**
+ * The unified diff of a known change: nothing outside the window around it is looked at.
+ * `firstLine` is how many lines of the file come before `before` when it is only a part of it.
+ */
+export const spanDiff = (file: string, before: string, span: Span, firstLine = 0): FileDiff => {
   // The window: from CONTEXT lines before the first changed line to CONTEXT lines after the last.
   const start = backLines(before, span.start, CONTEXT)
   const end = forwardLines(before, span.end, CONTEXT)
-  const from = countNewlines(before, start)
+  const from = firstLine + countNewlines(before, start)
   const oldWindow = before.slice(start, end).replaceAll("\r\n", "\n")
   const newWindow = (before.slice(start, span.start) + span.text + before.slice(span.end, end)).replaceAll("\r\n", "\n")
   const computed = structuredPatch(file, file, oldWindow, newWindow, undefined, undefined, {

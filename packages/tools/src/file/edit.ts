@@ -7,7 +7,8 @@
 import { Effect } from "effect"
 import { z } from "zod"
 import { Tool } from "@agent-tools/core"
-import { editTarget, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
+import { type Changed, type ChangedBytes, editTarget, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
+import { editBytes } from "./editBytes.ts"
 import { EDIT } from "./descriptions.ts"
 import { applyEdit, type EditOutcome } from "./editText.ts"
 import { describe, formatRange, matchedNote } from "./replacers/messages.ts"
@@ -45,9 +46,23 @@ export const runEdits = Effect.fnUntraced(function*(
   edits: ReadonlyArray<EditSpec>,
   label: (index: number) => string
 ): Effect.fn.Return<EditsResult, Tool.ExecuteError, Services> {
-  const done = yield* transaction(tool, ctx, filePath, ({ shown, real, decoded, entry }) =>
+  const done = yield* transaction(tool, ctx, filePath, (current) =>
     Effect.gen(function*() {
+      const { shown, real, entry, bytes } = current
       const first = edits[0]!
+      if (bytes !== undefined && edits.length === 1 && first.oldString !== "") {
+        const quick = editBytes(shown, bytes, first.oldString, first.newString, first.replaceAll ?? false)
+        if (quick !== undefined) {
+          const { strategy, matches, reindented, unescaped, lineNumbersStripped } = quick
+          return {
+            bytes: quick.bytes,
+            diff: quick.diff,
+            encoding: { encoding: "utf-8", bom: quick.bom },
+            result: [{ strategy, matches, replacements: matches.length, reindented, unescaped, lineNumbersStripped }]
+          } satisfies ChangedBytes<Array<EditReport>>
+        }
+      }
+      const decoded = current.decoded
       let text: string
       let encoding: Pick<Decoded, "encoding" | "bom">
       const reports: Array<EditReport> = []
@@ -90,7 +105,7 @@ export const runEdits = Effect.fnUntraced(function*(
           lineNumbersStripped: outcome.lineNumbersStripped
         })
       }
-      return { text, span, encoding: { encoding: encoding.encoding, bom: encoding.bom }, result: reports }
+      return { text, span, encoding: { encoding: encoding.encoding, bom: encoding.bom }, result: reports } satisfies Changed<Array<EditReport>>
     }))
   const reports = done.result
   const last = reports[reports.length - 1]!

@@ -50,13 +50,14 @@ export const inspect = Effect.fnUntraced(function*(file: string): Effect.fn.Retu
  * buffer one byte larger than `size` (a regular file reads short only at its end, so the spare
  * byte staying empty proves the end was reached), one close — two file-system round trips fewer
  * than `readFile`, which stats the open file again and reads in 512 KiB chunks. A file that grew
- * since the stat is read on to its end.
+ * since the stat is read on to its end. `room` spare bytes are left after the file's (an edit can
+ * make the new file in the same buffer instead of allocating a second file-sized one).
  */
-export const readKnownSize = Effect.fnUntraced(function*(file: string, size: number) {
+export const readKnownSize = Effect.fnUntraced(function*(file: string, size: number, room = 0) {
   const fs = yield* FileSystem.FileSystem
   return yield* Effect.scoped(Effect.gen(function*() {
     const handle = yield* fs.open(file, { flag: "r" })
-    let buffer = new Uint8Array(size + 1)
+    let buffer = new Uint8Array(size + 1 + room)
     let filled = 0
     for (;;) {
       const n = yield* handle.read(buffer.subarray(filled))

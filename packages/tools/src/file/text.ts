@@ -56,6 +56,51 @@ export const decode = (bytes: Uint8Array): Decoded => {
   return { text: decodeLatin1(bytes), encoding: "latin1", bom: false }
 }
 
+/**
+ * Whether `bytes` are valid UTF-8 (what a fatal `TextDecoder` accepts: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), without making a string: Node's own check where the
+ * runtime offers it, else `scanUtf8`. Either costs a fraction of decoding a large file.
+ */
+export const isUtf8 = (bytes: Uint8Array): boolean => (nativeIsUtf8 !== undefined ? nativeIsUtf8(bytes) : scanUtf8(bytes))
+
+interface BuiltinHost {
+  readonly process?: { readonly getBuiltinModule?: (id: string) => { readonly isUtf8?: (b: Uint8Array) => boolean } | undefined }
+}
+const nativeIsUtf8 = (globalThis as BuiltinHost).process?.getBuiltinModule?.("node:buffer")?.isUtf8
+
+/** The UTF-8 check in plain JavaScript: ASCII is skipped four bytes at a time. */
+export const scanUtf8 = (bytes: Uint8Array): boolean => {
+  const n = bytes.length
+  const head = (4 - (bytes.byteOffset & 3)) & 3
+  const words = n - head >= 4 ? new Uint32Array(bytes.buffer, bytes.byteOffset + head, (n - head) >>> 2) : new Uint32Array(0)
+  let i = 0
+  while (i < n) {
+    const b = bytes[i]!
+    if (b < 0x80) {
+      if (i >= head && ((i - head) & 3) === 0) {
+        let w = (i - head) >>> 2
+        while (w < words.length && (words[w]! & 0x80808080) === 0) w++
+        const next = head + w * 4
+        if (next > i) {
+          i = next
+          continue
+        }
+      }
+      i++
+      continue
+    }
+    const need = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : 0
+    if (need === 0 || i + need >= n) return false
+    const b1 = bytes[i + 1]!
+    // The second byte's range rules out overlong forms, surrogates and code points past U+10FFFF.
+    const [lo, hi] = b === 0xe0 ? [0xa0, 0xbf] : b === 0xed ? [0x80, 0x9f] : b === 0xf0 ? [0x90, 0xbf] : b === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf]
+    if (b1 < lo || b1 > hi) return false
+    for (let k = 2; k <= need; k++) if ((bytes[i + k]! & 0xc0) !== 0x80) return false
+    i += need + 1
+  }
+  return true
+}
+
 export interface Unencodable {
   readonly _tag: "Unencodable"
   readonly char: string

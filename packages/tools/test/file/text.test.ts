@@ -1,7 +1,7 @@
 /** Encodings, line endings, sniffing and diffs on their own. */
 import { assert, describe, it } from "@effect/vitest"
 import { spanDiff, trimDiff, unifiedDiff } from "../../src/file/diff.ts"
-import { decode, encode, encodeChange, isBinary, lfView, localEol, sniffMedia, toOriginal } from "../../src/file/text.ts"
+import { decode, encode, encodeChange, isBinary, isUtf8, lfView, localEol, scanUtf8, sniffMedia, toOriginal } from "../../src/file/text.ts"
 
 const roundTrip = (bytes: Uint8Array) => {
   const d = decode(bytes)
@@ -19,6 +19,35 @@ describe("encodings", () => {
     assert.strictEqual(roundTrip(new Uint8Array([0xfe, 0xff, 0, 0x61, 0, 0x0a])).encoding, "utf-16be")
     // A truncated UTF-8 sequence is not valid UTF-8: Latin-1, never U+FFFD.
     assert.notInclude(roundTrip(new Uint8Array([0x61, 0xe2, 0x9c])).text, "\uFFFD")
+  })
+
+  it("the UTF-8 check accepts exactly what a fatal TextDecoder accepts, at every alignment", () => {
+    const fatal = new TextDecoder("utf-8", { fatal: true })
+    const valid = (b: Uint8Array) => {
+      try {
+        fatal.decode(b)
+        return true
+      } catch {
+        return false
+      }
+    }
+    const samples: ReadonlyArray<ReadonlyArray<number>> = [
+      [], [0x61], [0xc3, 0xa9], [0xe2, 0x9c, 0x85], [0xf0, 0x9f, 0x98, 0x80], [0xef, 0xbb, 0xbf],
+      [0x80], [0xc0, 0xaf], [0xc1, 0xbf], [0xe0, 0x80, 0xaf], [0xe0, 0x9f, 0xbf], [0xed, 0xa0, 0x80], [0xed, 0x9f, 0xbf],
+      [0xf0, 0x8f, 0xbf, 0xbf], [0xf4, 0x8f, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0xf8],
+      [0xc2], [0xe2, 0x9c], [0xf0, 0x9f, 0x98], [0xe2, 0x28, 0xa1], [0xc3, 0x28]
+    ]
+    const ascii = Array.from("0123456789abcdefghij", (c) => c.charCodeAt(0))
+    for (const sample of samples) {
+      for (const bytes of [sample, [...ascii, ...sample], [...ascii, ...sample, ...ascii], [...sample, ...sample, 0x0a]]) {
+        for (let offset = 0; offset < 4; offset++) {
+          const b = new Uint8Array(offset + bytes.length).subarray(offset)
+          b.set(bytes)
+          assert.strictEqual(scanUtf8(b), valid(b), `${JSON.stringify(bytes)} at offset ${offset}`)
+          assert.strictEqual(isUtf8(b), valid(b), `${JSON.stringify(bytes)} at offset ${offset}`)
+        }
+      }
+    }
   })
 
   it("Latin-1 refuses what it cannot hold, naming the character and line", () => {
