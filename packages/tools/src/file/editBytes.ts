@@ -108,20 +108,21 @@ const occurrences = (
   return out
 }
 
-/** Whether `line` occurs in the file as a whole line outside bytes [from, to). */
+/** Whether `line` occurs as a whole line of the file in bytes [start, end), outside bytes [from, to). */
 const wholeLineOutside = (
   bytes: Uint8Array,
   view: { indexOf(value: Uint8Array, from: number): number },
   line: Uint8Array,
   from: number,
   to: number,
-  start: number
+  start: number,
+  end: number
 ): boolean => {
-  for (let p = view.indexOf(line, start); p !== -1; p = view.indexOf(line, p + 1)) {
+  for (let p = view.indexOf(line, start); p !== -1 && p < end; p = view.indexOf(line, p + 1)) {
     if (p >= from && p < to) continue
-    const end = p + line.length
+    const after = p + line.length
     const atStart = p === start || bytes[p - 1] === NL
-    const atEnd = end === bytes.length || bytes[end] === NL || (bytes[end] === 13 && (end + 1 === bytes.length || bytes[end + 1] === NL))
+    const atEnd = after === bytes.length || bytes[after] === NL || (bytes[after] === 13 && (after + 1 === bytes.length || bytes[after + 1] === NL))
     if (atStart && atEnd) return true
   }
   return false
@@ -163,13 +164,17 @@ export const editBytes = (
   const start = bom ? 3 : 0
   if (!bom && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) return undefined
   const quote = oldString.replaceAll("\r\n", "\n").split("\n")
-  const keys = [...new Set(quote.map((l) => l.trim()).filter((l) => l.length > 0))].sort((a, b) => b.length - a.length)
-  if (keys.length === 0 || !isUtf8(bytes)) return undefined
+  const first = quote.find((l) => l.trim().length > 0)
+  if (first === undefined || !isUtf8(bytes)) return undefined
+  const byLength = [...new Set(quote.map((l) => l.trim()).filter((l) => l.length > 0))].sort((a, b) => b.length - a.length)
+  const keys = [first.trim(), ...byLength.filter((k) => k !== first.trim())]
   const view = NativeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
-  // The anchor: the longest of the first few lines that occurs only a few times.
+  // The anchor: the first line, else the longest of a few lines, that occurs only a few times.
   let found: Array<number> | undefined
+  let anchor = ""
   for (const key of keys.slice(0, MAX_PROBES)) {
     found = occurrences(view, encoder.encode(key), start, MAX_OCCURRENCES)
+    anchor = key
     if (found !== undefined) break
   }
   if (found === undefined || found.length === 0) return undefined
@@ -190,8 +195,11 @@ export const editBytes = (
   const spliceEnd = byteAt(outcome.span.end)
   // A re-indented match is ambiguous when the quote's first line, as quoted, is a whole line
   // elsewhere (another scope): the whole cascade decides and explains that.
-  const first = quote.find((l) => l.trim().length > 0)!
-  if (outcome.strategy !== "exact" && outcome.strategy !== "multi-occurrence" && wholeLineOutside(bytes, view, encoder.encode(first), spliceStart, spliceEnd, start)) {
+  // When the first line is the anchor, all its occurrences are in the window: only the window is searched.
+  if (
+    outcome.strategy !== "exact" && outcome.strategy !== "multi-occurrence" &&
+    wholeLineOutside(bytes, view, encoder.encode(first), spliceStart, spliceEnd, anchor === first.trim() ? from : start, anchor === first.trim() ? to : bytes.length)
+  ) {
     return undefined
   }
   const firstLine = countNewlines(bytes, from)
