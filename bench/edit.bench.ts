@@ -8,7 +8,9 @@
  * whole edit tool through the registry on a real disk (goal ≤ 5 ms median), beside the floors under
  * it in the same run: the same file stat'ed, read, decoded, encoded and written back (temp file +
  * rename) through the same FileSystem with no tool around it, and the same without decoding (the
- * least any atomic rewrite of the file costs; the tool edits such a file on its bytes).
+ * least any atomic rewrite of the file costs; the tool edits such a file on its bytes), and the
+ * same edit on a 54-line file (what the tool costs whatever the file's size). The four are timed in
+ * turn, round after round, so the machine's load falls on them alike.
  *
  * Run: ./node_modules/.bin/node --expose-gc bench/edit.bench.ts
  */
@@ -130,6 +132,7 @@ const toolTimes = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const root = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "edit-bench-" }))
   yield* fs.writeFileString(`${root}/big.ts`, content)
+  yield* fs.writeFileString(`${root}/small.ts`, lines.slice(start - 12, start + 42).join("\n") + "\n")
   const services = Layer.mergeAll(
     Truncate.layer().pipe(Layer.provide(SpillStorage.layerMemory())),
     Permission.layer({ rules: [{ permission: "*", pattern: "*", action: "allow" }] }),
@@ -144,36 +147,48 @@ const toolTimes = Effect.gen(function*() {
     const registry = yield* ToolRegistry.ToolRegistry
     const ctx = yield* Tool.makeContext({ sessionID: "bench" })
     yield* registry.execute("read", { filePath: "big.ts", limit: 1 }, ctx)
+    yield* registry.execute("read", { filePath: "small.ts" }, ctx)
+    // Each round times the four in turn, so a change of the machine's load falls on all of them.
+    // The floors: the same file stat'ed, read, decoded, encoded and written back (temp file,
+    // rename) through the same FileSystem with no tool around it; and the same without decoding
+    // (the bytes read are written back): what any atomic rewrite of the file costs. The small file
+    // is the same edit on a file of just the quoted method and its neighbours: the tool's cost
+    // that does not grow with the file.
     const out: Array<number> = []
-    for (let i = 0; i < 60; i++) {
-      const [from, to] = i % 2 === 0 ? ["default-1200", "fallback-1200"] : ["fallback-1200", "default-1200"]
-      const t0 = performance.now()
-      yield* registry.execute("edit", { filePath: "big.ts", oldString: oldString.replace(to, from), newString: oldString.replace(to, from).replace(from, to) }, ctx)
-      if (i >= 10) out.push(performance.now() - t0)
-    }
-    // The floors under the tool in the same run, through the same FileSystem with no tool around
-    // it: the file stat'ed, read, decoded, encoded and written back (temp file, rename); and the
-    // same without decoding (the bytes read are written back): what any atomic rewrite costs.
+    const small: Array<number> = []
     const floor: Array<number> = []
     const byteFloor: Array<number> = []
     const decoder = new TextDecoder("utf-8", { fatal: true })
     const encoder = new TextEncoder()
-    for (let i = 0; i < 120; i++) {
-      const decoding = i % 2 === 0
-      const t0 = performance.now()
-      yield* fs.stat(`${root}/big.ts`)
-      const bytes = yield* fs.readFile(`${root}/big.ts`)
-      yield* fs.writeFile(`${root}/.big.ts.tmp`, decoding ? encoder.encode(decoder.decode(bytes)) : bytes, { flag: "wx" })
-      yield* fs.rename(`${root}/.big.ts.tmp`, `${root}/big.ts`)
-      if (i >= 20) (decoding ? floor : byteFloor).push(performance.now() - t0)
+    const rewrite = (decoding: boolean) =>
+      Effect.gen(function*() {
+        yield* fs.stat(`${root}/big.ts`)
+        const bytes = yield* fs.readFile(`${root}/big.ts`)
+        yield* fs.writeFile(`${root}/.big.ts.tmp`, decoding ? encoder.encode(decoder.decode(bytes)) : bytes, { flag: "wx" })
+        yield* fs.rename(`${root}/.big.ts.tmp`, `${root}/big.ts`)
+      })
+    const timed = <A, E, R>(effect: Effect.Effect<A, E, R>, into: Array<number>, keep: boolean) =>
+      Effect.gen(function*() {
+        const t0 = performance.now()
+        yield* effect
+        if (keep) into.push(performance.now() - t0)
+      })
+    for (let i = 0; i < 70; i++) {
+      const [from, to] = i % 2 === 0 ? ["default-1200", "fallback-1200"] : ["fallback-1200", "default-1200"]
+      const args = { oldString: oldString.replace(to, from), newString: oldString.replace(to, from).replace(from, to) }
+      const keep = i >= 10
+      yield* timed(registry.execute("edit", { filePath: "big.ts", ...args }, ctx), out, keep)
+      yield* timed(registry.execute("edit", { filePath: "small.ts", ...args }, ctx), small, keep)
+      yield* timed(rewrite(true), floor, keep)
+      yield* timed(rewrite(false), byteFloor, keep)
     }
-    return { out, floor, byteFloor }
+    return { out, small, floor, byteFloor }
   }).pipe(Effect.provide(live))
 }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer))
 
 const loadAtStart = loadavg()[0]!
 const others = otherCpuShare()
-const { out: tool, floor, byteFloor } = await Effect.runPromise(toolTimes)
+const { out: tool, small, floor, byteFloor } = await Effect.runPromise(toolTimes)
 const othersShare = others()
 
 console.log(`${machine()}; ${LINES}-line file (${(content.length / 1024).toFixed(0)} KB), 30-line oldString\n`)
@@ -185,6 +200,7 @@ for (const r of rows) {
   console.log(`| ${r.name} | ${fmt(a, 3)} | ${fmt(percentile(r.ours, 90), 3)} | ${fmt(b, 3)} | ${fmt(percentile(r.theirs, 90), 3)} | ${fmt(b / a, 1)}× |`)
 }
 console.log(`| edit tool end to end (registry, one stat + read, hash check, match, diff, atomic write) | ${fmt(median(tool), 3)} | ${fmt(percentile(tool, 90), 3)} | – | – | – |`)
+console.log(`| the same edit on a 54-line file (the tool's cost that does not grow with the file) | ${fmt(median(small), 3)} | ${fmt(percentile(small, 90), 3)} | – | – | – |`)
 console.log(`| file-system floor, same run (stat, readFile, decode, encode, temp write, rename; no tool) | ${fmt(median(floor), 3)} | ${fmt(percentile(floor, 90), 3)} | – | – | tool = ${fmt(median(tool) / median(floor), 2)}× floor |`)
 console.log(`| byte floor, same run (stat, readFile, temp write, rename; no decoding, no tool) | ${fmt(median(byteFloor), 3)} | ${fmt(percentile(byteFloor, 90), 3)} | – | – | tool = ${fmt(median(tool) / median(byteFloor), 2)}× byte floor |`)
 const goal = rows[1]!

@@ -3,10 +3,11 @@
  * UTF-8 file and a quote that is in it, maybe re-indented. Decoding a large file makes a string as
  * large as the file, which costs more than the rest of an edit together.
  *
- * The longest trimmed line of oldString is searched for as bytes. Every candidate of the strategies
- * that compare whole lines up to their indentation (exact, indentation-flexible, line-trimmed)
- * contains that line, so the lines around its few occurrences hold all of them: only that window is
- * decoded and handed to `applyEdit`, and the change is spliced into the file's bytes. The result is
+ * One of oldString's lines, trimmed (the first, else a long one), that occurs only a few times is
+ * searched for as bytes. Every candidate of the strategies that compare whole lines up to their
+ * indentation (exact, indentation-flexible, line-trimmed) contains it, so the lines around its
+ * occurrences hold all of them: only that window is decoded and handed to `applyEdit`, and the
+ * change is spliced into the file's bytes. The result is
  * taken only when it is provably the one the whole file would give; anything else (no occurrence,
  * many, a looser strategy, an error to explain) returns undefined and the caller edits the decoded
  * file instead, so the messages and every rule stay those of the full cascade.
@@ -194,8 +195,8 @@ export const editBytes = (
   const spliceStart = byteAt(outcome.span.start)
   const spliceEnd = byteAt(outcome.span.end)
   // A re-indented match is ambiguous when the quote's first line, as quoted, is a whole line
-  // elsewhere (another scope): the whole cascade decides and explains that.
-  // When the first line is the anchor, all its occurrences are in the window: only the window is searched.
+  // elsewhere (another scope): the whole cascade decides and explains that. When the first line is
+  // the anchor, all its occurrences are in the window, and only the window is searched.
   if (
     outcome.strategy !== "exact" && outcome.strategy !== "multi-occurrence" &&
     wholeLineOutside(bytes, view, encoder.encode(first), spliceStart, spliceEnd, anchor === first.trim() ? from : start, anchor === first.trim() ? to : bytes.length)
