@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import { z } from "zod"
 import { Tool } from "@agent-tools/core"
-import { type Changed, type ChangedBytes, editTarget, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
+import { type Call, type Changed, type ChangedBytes, callRequests, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
 import { editBytes } from "./editBytes.ts"
 import { EDIT } from "./descriptions.ts"
 import { applyEdit, type EditOutcome } from "./editText.ts"
@@ -38,15 +38,15 @@ export interface EditsResult {
   readonly metadata: Tool.Metadata
 }
 
-/** Applies `edits` to `filePath` all-or-nothing; `label(i)` prefixes an edit's error (multiedit). */
+/** Applies `edits` to the call's file all-or-nothing; `label(i)` prefixes an edit's error (multiedit). */
 export const runEdits = Effect.fnUntraced(function*(
   tool: string,
   ctx: Tool.Context,
-  filePath: string,
+  call: Call,
   edits: ReadonlyArray<EditSpec>,
   label: (index: number) => string
 ): Effect.fn.Return<EditsResult, Tool.ExecuteError, Services> {
-  const done = yield* transaction(tool, ctx, filePath, (current) =>
+  const done = yield* transaction(tool, ctx, call, (current) =>
     Effect.gen(function*() {
       const { shown, real, entry, bytes } = current
       const first = edits[0]!
@@ -144,12 +144,12 @@ export const EditTool = Tool.define(
       parameters,
       annotations: { destructive: true },
       requests: (args: z.output<typeof parameters>) =>
-        Effect.map(editTarget("edit", args.filePath), (t) => t.requests).pipe(Effect.provideContext(services)),
+        callRequests("edit", args).pipe(Effect.provideContext(services)),
       execute: Effect.fn("EditTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
         if (args.oldString === args.newString) {
           return yield* fail("edit", "No changes to apply: oldString and newString are identical.")
         }
-        const result = yield* runEdits("edit", ctx, args.filePath, [args], () => "")
+        const result = yield* runEdits("edit", ctx, args, [args], () => "")
         const report = result.reports[0]!
         const output = result.created
           ? `Created ${result.shown}.`

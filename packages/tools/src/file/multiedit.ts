@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import { z } from "zod"
 import { Tool } from "@agent-tools/core"
 import type { Services } from "./common.ts"
-import { editTarget, fail } from "./common.ts"
+import { callRequests, fail } from "./common.ts"
 import { MULTIEDIT } from "./descriptions.ts"
 import { runEdits } from "./edit.ts"
 import { formatRange, matchedNote } from "./replacers/messages.ts"
@@ -34,7 +34,7 @@ export const MultiEditTool = Tool.define(
       parameters,
       annotations: { destructive: true },
       requests: (args: z.output<typeof parameters>) =>
-        Effect.map(editTarget("multiedit", args.filePath), (t) => t.requests).pipe(Effect.provideContext(services)),
+        callRequests("multiedit", args).pipe(Effect.provideContext(services)),
       execute: Effect.fn("MultiEditTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
         const n = args.edits.length
         const label = (i: number) => (n === 1 ? "" : `Edit ${i + 1} of ${n} failed: `)
@@ -42,7 +42,7 @@ export const MultiEditTool = Tool.define(
         if (identical !== -1) {
           return yield* fail("multiedit", `${label(identical)}No changes to apply: oldString and newString are identical.`)
         }
-        const result = yield* runEdits("multiedit", ctx, args.filePath, args.edits, label)
+        const result = yield* runEdits("multiedit", ctx, args, args.edits, label)
         const notes = result.reports.flatMap((r, i) => {
           if (r.strategy === "create") return [`${i + 1}. created the file`]
           const note = matchedNote(r.strategy, r.matches, r.reindented, r.lineNumbersStripped)

@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import { z } from "zod"
 import { Tool } from "@agent-tools/core"
-import { editTarget, type Services, transaction } from "./common.ts"
+import { callRequests, type Services, transaction } from "./common.ts"
 import { WRITE } from "./descriptions.ts"
 import { type Decoded, eolStats, encodingLabel, withEol } from "./text.ts"
 
@@ -27,9 +27,9 @@ export const WriteTool = Tool.define(
       parameters,
       annotations: { destructive: true },
       requests: (args: z.output<typeof parameters>) =>
-        Effect.map(editTarget("write", args.filePath), (t) => t.requests).pipe(Effect.provideContext(services)),
+        callRequests("write", args).pipe(Effect.provideContext(services)),
       execute: Effect.fn("WriteTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-        const done = yield* transaction("write", ctx, args.filePath, ({ decoded }) => {
+        const done = yield* transaction("write", ctx, args, ({ decoded }) => {
           if (decoded === undefined) return Effect.succeed({ text: args.content, encoding: UTF8, result: [] })
           let content = args.content
           const encoding = { encoding: decoded.encoding, bom: decoded.bom }

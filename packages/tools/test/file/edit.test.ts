@@ -185,12 +185,13 @@ describe("edit: result and permission", () => {
 describe("one file transaction", () => {
   // A FileSystem that counts what is done to /ws/a.txt.
   const counted = () => {
-    const counts = { stat: 0, open: 0, readFile: 0, writeFile: 0, rename: 0 }
+    const counts = { realPath: 0, stat: 0, open: 0, readFile: 0, writeFile: 0, rename: 0 }
     const layer = Layer.effect(
       FileSystem.FileSystem,
       Effect.map(MemoryFileSystem.make({ "/ws/a.txt": "one\ntwo\n" }), (fs) =>
         FileSystem.make({
           ...fs,
+          realPath: (p) => (p === "/ws/a.txt" && counts.realPath++, fs.realPath(p)),
           stat: (p) => (p === "/ws/a.txt" && counts.stat++, fs.stat(p)),
           readFile: (p) => (p === "/ws/a.txt" && counts.readFile++, fs.readFile(p)),
           open: (p, options) => (p === "/ws/a.txt" && counts.open++, fs.open(p, options)),
@@ -202,7 +203,7 @@ describe("one file transaction", () => {
   }
 
   for (const tool of ["edit", "multiedit", "write"] as const) {
-    it.effect(`${tool}: one stat and one open (one read) of the file, one temp file renamed over it`, () => {
+    it.effect(`${tool}: the path resolved once, one stat and one open (one read) of the file, one temp file renamed over it`, () => {
       const { counts, layer } = counted()
       const args = tool === "edit"
         ? { filePath: "a.txt", oldString: "one", newString: "1" }
@@ -211,9 +212,9 @@ describe("one file transaction", () => {
         : { filePath: "a.txt", content: "1\n2\n" }
       return Effect.gen(function*() {
         yield* call("read", { filePath: "a.txt" })
-        Object.assign(counts, { stat: 0, open: 0, readFile: 0, writeFile: 0, rename: 0 })
+        Object.assign(counts, { realPath: 0, stat: 0, open: 0, readFile: 0, writeFile: 0, rename: 0 })
         yield* call(tool, args)
-        assert.deepStrictEqual(counts, { stat: 1, open: 1, readFile: 0, writeFile: 1, rename: 1 })
+        assert.deepStrictEqual(counts, { realPath: 1, stat: 1, open: 1, readFile: 0, writeFile: 1, rename: 1 })
         assert.strictEqual(yield* readText("/ws/a.txt"), tool === "edit" ? "1\ntwo\n" : "1\n2\n")
       }).pipe(Effect.provide(layer))
     })
