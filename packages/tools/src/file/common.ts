@@ -113,11 +113,12 @@ export interface Committed<A> {
 
 /**
  * One change of one file, the way write, edit and multiedit all make it: the call's permission
- * requests asked as one prompt (`editTarget`); then, holding the path's lock, one stat and one
- * read; the freshness check on the bytes just read (this session read the file and it has not
- * changed since); `change` on the decoded text; the new text encoded like the file; one diff of
- * the changed region (for the result); one atomic write (temp file + rename); and FileTime's
- * record of the write.
+ * requests asked as one prompt (`editTarget`, resolved once per call: `callRequests`); then,
+ * holding the path's lock, one stat and one read; the freshness check on the bytes just read (this
+ * session read the file and it has not changed since); `change` on the bytes, or on the decoded
+ * text (decoded only when it asks), its new text then encoded like the file; one diff of the
+ * changed region (for the result); one atomic write (temp file + rename); and FileTime's record
+ * of the write.
  */
 export const transaction = <A, R>(
   tool: string,
