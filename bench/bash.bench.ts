@@ -18,7 +18,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { NodeServices } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, Path } from "effect"
-import { Events, Permission, SpillStorage, Tool, Truncate, Workspace } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { Bash } from "@agent-tools/tools"
 import { fmt, machine, median, percentile } from "./lib/stats.ts"
 
@@ -74,7 +74,7 @@ const big = async (bytes: number) => {
       ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash" }))
     ).pipe(
       Layer.provideMerge(SpillStorage.layer({ dir: spillDir, maxBytes: bytes * 2 })),
-      Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Path.layer, Events.layerNoop))
+      Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Path.layer, Events.layerNoop, ModuleLoader.layerMemory({})))
     )
     // Memory is measured around the big call only: the wasm parser, the layers and the first
     // spawn are one-time costs, paid by a small warm-up call first.
@@ -89,16 +89,16 @@ const big = async (bytes: number) => {
     let sampler: ReturnType<typeof setInterval> | undefined
     let t1 = 0
     const result = await Effect.runPromise(Effect.gen(function*() {
-      const tool = yield* Tool.build(Bash.BashTool)
+      const registry = yield* ToolRegistry.make([Bash.BashTool])
       const ctx = yield* Tool.makeContext({ sessionID: "bench" })
-      yield* tool.execute({ command: "echo warm-up", description: "warm up" }, ctx)
+      yield* registry.execute("bash", { command: "echo warm-up", description: "warm up" }, ctx)
       yield* Effect.sync(() => {
         gc()
         rssBefore = rssPeak = process.memoryUsage().rss
         sampler = setInterval(sample, 50)
         t1 = performance.now()
       })
-      return yield* tool.execute({ command: producer(bytes), description: "print a lot", timeout: 3_600_000 }, ctx)
+      return yield* registry.execute("bash", { command: producer(bytes), description: "print a lot", timeout: 3_600_000 }, ctx)
     }).pipe(Effect.scoped, Effect.provide(live)))
     const toolMs = performance.now() - t1
     clearInterval(sampler)

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { Events, Permission, Sandbox, SpillStorage, Tool, Truncate, Workspace } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { Bubblewrap } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
 import { fmt, machine, median, percentile } from "./lib/stats.ts"
@@ -31,10 +31,10 @@ const services = Layer.mergeAll(
   Bash.parserLayer
 ).pipe(
   Layer.provideMerge(SpillStorage.layerMemory()),
-  Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Events.layerNoop))
+  Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Events.layerNoop, ModuleLoader.layerMemory({})))
 )
 
-const build = Tool.build(Bash.BashTool)
+const build = ToolRegistry.make([Bash.BashTool])
 
 const program = Effect.gen(function*() {
   const plain = yield* build
@@ -43,10 +43,10 @@ const program = Effect.gen(function*() {
   const boxed = yield* build.pipe(Effect.provideService(Sandbox.Sandbox, sandbox))
   const ctx = yield* Tool.makeContext({ sessionID: "bench" })
   const args = { command: "echo hi", description: "bench" }
-  const time = (tool: Tool.Built) =>
+  const time = (registry: ToolRegistry.ToolRegistry["Service"]) =>
     Effect.gen(function*() {
       const t0 = performance.now()
-      const result = yield* tool.execute(args, ctx)
+      const result = yield* registry.execute("bash", args, ctx)
       if (result.output !== "hi\n") throw new Error(`unexpected output ${JSON.stringify(result.output)}`)
       return performance.now() - t0
     })

@@ -3,13 +3,14 @@
  * (`jsonSchema()`; the registry validates the arguments and names the bad field), the result's
  * `output` as what the model reads, and permission asks bridged to the AI SDK's approval flow.
  *
- * Approval (ai 7): `needsApproval(input, { toolCallId })` probes the call (see Calls): when an ask
- * would need the user, the AI SDK ends the step with a `tool-approval-request`; once the app adds
- * an approving `tool-approval-response` and calls again, `execute` runs the call with those asks
- * allowed (deny rules still deny). A call that needs nobody completes during the probe and
- * `execute` returns that outcome. ai 7 prefers `toolApproval` on generateText over the tool-level
- * `needsApproval`; `makeAdapter(...).toolApproval` is the same bridge in that form, with the
- * ask as the approval's reason.
+ * Approval (ai 7): `needsApproval(input, { toolCallId })` probes the call (see Calls): when its
+ * permission step would need the user, the AI SDK ends the step with a `tool-approval-request`;
+ * once the app adds an approving `tool-approval-response` and calls again, `execute` runs the call
+ * with those asks allowed (deny rules still deny). A call that needs nobody starts during the
+ * probe and `execute` awaits it, aborting it when the SDK's `abortSignal` fires (its processes
+ * are killed, and the model reads that the call was aborted). ai 7 prefers `toolApproval` on
+ * generateText over the tool-level `needsApproval`; `makeAdapter(...).toolApproval` is the same
+ * bridge in that form, with the ask as the approval's reason.
  */
 import { Effect, Exit, Option } from "effect"
 import type { Permission } from "@agent-tools/core"
@@ -78,13 +79,13 @@ const toOutput = (result: { readonly title: string; readonly output: string; rea
   metadata: result.metadata
 })
 
-/** Builds the tools and the approval function over `source` (a registry or built tools). */
+/** Builds the tools and the approval function over a registry. */
 export const makeAdapter = Effect.fn("AiSdk.makeAdapter")(function*(source: Calls.Source, options: Options) {
   const services = yield* Effect.context<Permission.Permission>()
   const runPromise = Effect.runPromiseWith(services)
   const runPromiseExit = Effect.runPromiseExitWith(services)
   const bridge = options.approval ?? true
-  const outcomes = Calls.makeOutcomes()
+  const started = Calls.makeStarted()
   const built = yield* Calls.list(source, options)
   const names = ToolNames.assign(built.map((t) => t.id))
 
@@ -93,7 +94,7 @@ export const makeAdapter = Effect.fn("AiSdk.makeAdapter")(function*(source: Call
     throw new ToolCallFailed(Calls.failureMessage(outcome))
   }
 
-  /** Probes a call; a completed probe is kept for execute. Returns the requests that need the user. */
+  /** Probes a call; a started call is kept for execute. Returns the requests that need the user. */
   const needsUser = async (
     id: string,
     input: unknown,
@@ -101,7 +102,7 @@ export const makeAdapter = Effect.fn("AiSdk.makeAdapter")(function*(source: Call
   ): Promise<ReadonlyArray<Permission.AskInput> | undefined> => {
     const probe = await runPromise(Calls.probe(source, options, id, input, toolCallId))
     if (probe._tag === "NeedsApproval") return probe.asks
-    outcomes.put(toolCallId, probe.outcome)
+    started.put(toolCallId, probe.call)
     return undefined
   }
 
@@ -115,8 +116,8 @@ export const makeAdapter = Effect.fn("AiSdk.makeAdapter")(function*(source: Call
         ? { needsApproval: async (input: unknown, { toolCallId }: { toolCallId: string }) => (await needsUser(id, input, toolCallId)) !== undefined }
         : {}),
       execute: async (input, { toolCallId, messages, abortSignal }) => {
-        const probed = outcomes.take(toolCallId)
-        if (Option.isSome(probed)) return settle(probed.value)
+        const running = started.take(toolCallId)
+        if (Option.isSome(running)) return settle(await runPromise(Calls.join(running.value, abortSignal)))
         const mode: Calls.AskMode = bridge && isApproved(messages, toolCallId) ? "approved" : "waiting"
         const outcome = await runPromiseExit(
           Calls.run(source, options, id, input, { callID: toolCallId, abort: abortSignal, mode }),
@@ -138,7 +139,7 @@ export const makeAdapter = Effect.fn("AiSdk.makeAdapter")(function*(source: Call
   return { tools, toolApproval, ids: names.toId } satisfies Adapter
 })
 
-/** `toAiSdkTools(registry, { sessionID })`: the AI SDK tool map of a registry (or built tools). */
+/** `toAiSdkTools(registry, { sessionID })`: the AI SDK tool map of a registry. */
 export const toAiSdkTools = Effect.fn("AiSdk.toAiSdkTools")(function*(source: Calls.Source, options: Options) {
   return (yield* makeAdapter(source, options)).tools
 })

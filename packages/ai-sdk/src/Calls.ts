@@ -1,23 +1,26 @@
 /**
  * Calling registry tools on behalf of an SDK, with the three ways a call's permission asks can be
- * answered:
+ * answered. Every call goes through `ToolRegistry.execute`, the one pipeline (hooks, events,
+ * truncation policy, abort) that the CLI and the MCP server use too.
  *
  * - `waiting`: `ctx.ask` goes to Permission, which decides by its rules and waits for (or is
  *   answered by) the runtime's responder;
- * - `probe`: used to decide whether a call needs the user. The call runs with asks decided by the
- *   rules alone; at the first ask that would need the user (for a built-in tool: its whole list of
- *   requests, asked before it runs) it stops (interrupted, before the tool acts) and reports the
- *   requests that need the user. A call that needs nobody
- *   simply completes, and its outcome is kept so the SDK's execute does not run it twice;
+ * - `probe`: used to decide whether a call needs the user before it acts. The call starts with
+ *   asks decided by the rules alone; if its permission step (a built-in tool's whole list of
+ *   requests, asked before it runs) needs the user, it stops there, before the tool acts, and
+ *   reports those requests. Otherwise the tool starts and keeps running in the background with an
+ *   abort controller of its own, so the SDK's execute can await it and abort it; asks the tool
+ *   makes only while it runs (a tool without `requests`) then go to Permission as in `waiting`;
  * - `approved`: the user approved this call in the SDK (e.g. an AI SDK approval response), so
  *   asks the rules leave at `ask` are allowed; a `deny` rule still denies.
  */
-import { Deferred, Effect, Exit, Option } from "effect"
+import { Deferred, Effect, Exit, Fiber, Option } from "effect"
 import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import type { Truncate } from "@agent-tools/core"
 
-/** A registry (with hooks, events and per-agent filtering) or plain built tools. */
-export type Source = ToolRegistry.ToolRegistry["Service"] | ReadonlyArray<Tool.Built>
+/** The registry whose tools are called (with its hooks, events and per-agent filtering). */
+type RegistryService = ToolRegistry.ToolRegistry["Service"]
+export interface Source extends RegistryService {}
 
 export interface CallOptions {
   readonly sessionID: string
@@ -40,29 +43,24 @@ export type AskMode = "waiting" | "approved"
 
 export type Outcome = Exit.Exit<Tool.Result, ToolRegistry.ExecuteError>
 
+/** A call that needed no approval, running (or already finished) in the background. */
+export interface Running {
+  readonly fiber: Fiber.Fiber<Tool.Result, ToolRegistry.ExecuteError>
+  /** The call's `ctx.abort`: aborting it ends the call with the registry's aborted result. */
+  readonly abort: AbortController
+}
+
 export type Probe =
   | { readonly _tag: "NeedsApproval"; readonly asks: ReadonlyArray<Permission.AskInput> }
-  | { readonly _tag: "Done"; readonly outcome: Outcome }
-
-const isRegistry = (source: Source): source is ToolRegistry.ToolRegistry["Service"] => !Array.isArray(source)
+  | { readonly _tag: "Started"; readonly call: Running }
 
 /** The tools of the source for these options. */
-export const list = Effect.fn("Calls.list")(function*(source: Source, options: CallOptions) {
-  return isRegistry(source) ? yield* source.tools({ agent: options.agent, model: options.model }) : source
-})
-
-const execute = (
+export const list = Effect.fn("Calls.list")(function*(
   source: Source,
-  id: string,
-  args: unknown,
-  ctx: Tool.Context
-): Effect.Effect<Tool.Result, ToolRegistry.ExecuteError> => {
-  if (isRegistry(source)) return source.execute(id, args, ctx)
-  const tool = source.find((t) => t.id === id)
-  return tool === undefined
-    ? Effect.fail(new ToolRegistry.UnknownToolError({ tool: id, available: source.map((t) => t.id) }))
-    : tool.execute(args, ctx)
-}
+  options: CallOptions
+): Effect.fn.Return<ReadonlyArray<Tool.Built>> {
+  return yield* source.tools({ agent: options.agent, model: options.model })
+})
 
 /** How a call's asks are answered: one request, or the requests of one prompt. */
 interface Asker {
@@ -136,7 +134,7 @@ export const run = Effect.fn("Calls.run")(function*(
   id: string,
   args: unknown,
   call: { readonly callID: string; readonly abort?: AbortSignal | undefined; readonly mode: AskMode }
-) {
+): Effect.fn.Return<Tool.Result, ToolRegistry.ExecuteError, Permission.Permission> {
   const permission = yield* Permission.Permission
   const asker = askerOf((inputs) =>
     call.mode === "waiting"
@@ -145,47 +143,69 @@ export const run = Effect.fn("Calls.run")(function*(
       : Effect.flatMap(decide(permission, inputs), (action) => action === "deny" ? asking(permission, inputs) : Effect.void)
   )
   const ctx = yield* contextWith(options, id, call.callID, call.abort, asker)
-  return yield* execute(source, id, args, ctx)
+  return yield* source.execute(id, args, ctx)
 })
 
-/** Runs the call until the first ask that needs the user (see the module doc). */
+/** Starts the call; stops it at its permission step when that needs the user (see the module doc). */
 export const probe = Effect.fn("Calls.probe")(function*(
   source: Source,
   options: CallOptions,
   id: string,
   args: unknown,
   callID: string
-) {
+): Effect.fn.Return<Probe, never, Permission.Permission> {
   const permission = yield* Permission.Permission
   const stopped = yield* Deferred.make<ReadonlyArray<Permission.AskInput>>()
+  const authorized = yield* Deferred.make<void>()
+  let started = false
   const asker = askerOf((inputs) =>
-    Effect.flatMap(decide(permission, inputs), (action) =>
-      action === "ask"
-        ? Deferred.succeed(stopped, inputs).pipe(Effect.andThen(Effect.never))
-        : asking(permission, inputs))
+    started
+      ? asking(permission, inputs)
+      : Effect.flatMap(decide(permission, inputs), (action) =>
+        action === "ask"
+          ? Deferred.succeed(stopped, inputs).pipe(Effect.andThen(Effect.never))
+          : asking(permission, inputs))
   )
-  const ctx = yield* contextWith(options, id, callID, undefined, asker)
-  const done = execute(source, id, args, ctx).pipe(
-    Effect.exit,
-    Effect.map((outcome): Probe => ({ _tag: "Done", outcome }))
-  )
+  const abort = new AbortController()
+  const ctx = yield* contextWith(options, id, callID, abort.signal, asker)
+  const onAuthorized = Effect.suspend(() => {
+    started = true
+    return Deferred.succeed(authorized, undefined)
+  })
+  // Detached: the call outlives the probe, until the SDK's execute awaits (or aborts) it.
+  const fiber = yield* source.execute(id, args, ctx, { onAuthorized }).pipe(Effect.forkDetach)
   const needs = Deferred.await(stopped).pipe(Effect.map((asks): Probe => ({ _tag: "NeedsApproval", asks })))
-  return yield* Effect.raceFirst(done, needs)
+  const running = Effect.raceFirst(Deferred.await(authorized), Fiber.await(fiber)).pipe(
+    Effect.as<Probe>({ _tag: "Started", call: { fiber, abort } })
+  )
+  const probed = yield* Effect.raceFirst(needs, running)
+  if (probed._tag === "NeedsApproval") yield* Fiber.interrupt(fiber)
+  return probed
 })
 
-/** Outcomes of probes that completed, waiting for the SDK's execute (bounded: a step can be dropped). */
-export const makeOutcomes = (capacity = 256) => {
-  const outcomes = new Map<string, Outcome>()
+/** Awaits a started call; `signal` (the SDK's abort) aborts it. */
+export const join = (call: Running, signal: AbortSignal | undefined): Effect.Effect<Outcome> =>
+  Effect.suspend(() => {
+    if (signal === undefined) return Fiber.await(call.fiber)
+    const forward = () => call.abort.abort()
+    if (signal.aborted) forward()
+    else signal.addEventListener("abort", forward, { once: true })
+    return Fiber.await(call.fiber).pipe(Effect.ensuring(Effect.sync(() => signal.removeEventListener("abort", forward))))
+  })
+
+/** Calls that started during a probe, waiting for the SDK's execute (bounded: a step can be dropped). */
+export const makeStarted = (capacity = 256) => {
+  const calls = new Map<string, Running>()
   return {
-    put: (callID: string, outcome: Outcome) => {
-      outcomes.delete(callID)
-      outcomes.set(callID, outcome)
-      if (outcomes.size > capacity) outcomes.delete(outcomes.keys().next().value as string)
+    put: (callID: string, call: Running) => {
+      calls.delete(callID)
+      calls.set(callID, call)
+      if (calls.size > capacity) calls.delete(calls.keys().next().value as string)
     },
-    take: (callID: string): Option.Option<Outcome> => {
-      const outcome = outcomes.get(callID)
-      outcomes.delete(callID)
-      return Option.fromUndefinedOr(outcome)
+    take: (callID: string): Option.Option<Running> => {
+      const call = calls.get(callID)
+      calls.delete(callID)
+      return Option.fromUndefinedOr(call)
     }
   }
 }

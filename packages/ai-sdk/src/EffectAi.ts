@@ -60,10 +60,14 @@ export const toEffectAiTool = (tool: Tool.Built, name: string): RegistryTool => 
 let callCounter = 0
 
 /**
- * Builds the toolkit and its handlers over `source` (a registry, or built tools) for one
- * session; handlers run each call through the registry with a context for `options`.
+ * Builds the toolkit and its handlers over a registry for one session; handlers run each call
+ * through the registry with a context for `options`. Interrupting a handler (the chat's fiber)
+ * interrupts the call, and the tool's processes with it.
  */
-export const make = Effect.fn("EffectAi.make")(function*(source: Calls.Source, options: Calls.CallOptions) {
+export const make = Effect.fn("EffectAi.make")(function*(
+  source: Calls.Source,
+  options: Calls.CallOptions
+): Effect.fn.Return<Adapter, never, Permission.Permission> {
   const services = yield* Effect.context<Permission.Permission>()
   const built = yield* Calls.list(source, options)
   const names = ToolNames.assign(built.map((t) => t.id))

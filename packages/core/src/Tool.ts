@@ -1,8 +1,8 @@
 /**
- * The tool contract: `define` a tool with zod parameters, `build` it inside a layer so its `init`
- * gets the services it needs, and call the built tool's `execute`, which validates the arguments,
- * asks the tool's permission requests as one prompt, runs the tool and bounds its output with
- * Truncate.
+ * The tool contract: `define` a tool with zod parameters and `build` it inside a layer so its `init`
+ * gets the services it needs. A built tool holds the pieces of a call (validate, the permission
+ * step, run); the one place that puts them together — with hooks, events, abort and the
+ * truncation policy — is `ToolRegistry.execute`, which every entry point calls.
  */
 import { Effect, Schema } from "effect"
 import { z } from "zod"
@@ -73,7 +73,7 @@ export class InvalidArgumentsError extends Schema.TaggedError<InvalidArgumentsEr
 
 /** Errors a tool's own `execute` may fail with. */
 export type ExecuteError = ToolError | Permission.PermissionRejectedError | Permission.PermissionDeniedError
-/** Errors of a built tool's `execute`: the tool's, plus bad arguments. */
+/** Errors of a tool call: the tool's, plus bad arguments. */
 export type CallError = ExecuteError | InvalidArgumentsError
 
 export interface Annotations {
@@ -93,6 +93,12 @@ export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metad
   /** `false`: never truncate this tool's output; options: the tool's own defaults (e.g. bash tails). */
   readonly truncation?: false | Truncate.Options | undefined
   readonly annotations?: Annotations | undefined
+  /**
+   * The tool ends promptly on `ctx.abort` with a result of its own (bash returns the output it
+   * captured before the kill): once it runs, the registry lets it finish instead of cutting the
+   * call off with an aborted error.
+   */
+  readonly ownAbort?: boolean | undefined
   /**
    * The permission requests of a call, computed without acting. The call asks them all before
    * `execute` runs (any deny refuses with no prompt, all asks are one prompt), and
@@ -116,12 +122,12 @@ export interface Built {
   readonly jsonSchema: Record<string, unknown>
   readonly annotations: Annotations
   readonly truncation: false | Truncate.Options | undefined
+  /** The tool answers `ctx.abort` with a result of its own (see `Def.ownAbort`). */
+  readonly ownAbort: boolean
   /** Validates raw model arguments. */
   readonly validate: (args: unknown) => Effect.Effect<unknown, InvalidArgumentsError>
   /** Runs the tool on validated arguments, without truncation. */
   readonly run: (args: unknown, ctx: Context) => Effect.Effect<Result, ExecuteError>
-  /** validate → permission requests (one prompt) → run → truncate: the whole call. */
-  readonly execute: (args: unknown, ctx: Context) => Effect.Effect<Result, CallError>
   /** The tool's permission requests (on validated arguments); undefined when it declares none. */
   readonly requests?: ((args: unknown, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
   /**
@@ -184,12 +190,11 @@ export const finalize = Effect.fnUntraced(function*(
   return { ...result, output: bounded.content, metadata }
 })
 
-/** Builds a tool: runs its `init` (in the caller's layer) and wraps its `execute`. */
+/** Builds a tool: runs its `init` (in the caller's layer) and wraps its pieces. */
 export const build = Effect.fnUntraced(function*<Id extends string, P extends z.ZodType, R>(
   definition: Definition<Id, P, R>
 ) {
   const def = yield* definition.init
-  const truncate = yield* Truncate.Truncate
   const id: string = definition.id
   const validate = (args: unknown): Effect.Effect<unknown, InvalidArgumentsError> => {
     const parsed = def.parameters.safeParse(args)
@@ -214,18 +219,12 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
     jsonSchema: jsonSchemaOf(def.parameters),
     annotations: def.annotations ?? {},
     truncation: def.truncation,
+    ownAbort: def.ownAbort === true,
     validate,
     run,
     requests,
     authorize: (args, ctx) =>
-      requests === undefined ? Effect.succeed(ctx) : Effect.flatMap(requests(args, ctx), (list) => authorize(ctx, list)),
-    execute: (args, ctx) =>
-      validate(args).pipe(
-        Effect.flatMap((valid) => Effect.flatMap(built.authorize(valid, ctx), (granted) => run(valid, granted))),
-        Effect.flatMap((result) => finalize(built, result, ctx)),
-        Effect.provideService(Truncate.Truncate, truncate),
-        Effect.withSpan(`Tool.${id}`, { attributes: { "tool.call_id": ctx.callID, "session.id": ctx.sessionID } })
-      )
+      requests === undefined ? Effect.succeed(ctx) : Effect.flatMap(requests(args, ctx), (list) => authorize(ctx, list))
   }
   return built
 })

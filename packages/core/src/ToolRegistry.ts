@@ -58,6 +58,16 @@ export interface Options {
   readonly truncation?: TruncationPolicy | undefined
 }
 
+/** How one call is run, beyond its context. */
+export interface ExecuteOptions {
+  /**
+   * Runs once the call passed validation, the before hooks and its permission requests, just
+   * before the tool itself runs (an adapter that must know whether a call needs the user before
+   * it acts waits for this).
+   */
+  readonly onAuthorized?: Effect.Effect<void> | undefined
+}
+
 export interface ToolsQuery {
   /** Model id: GPT-style models get apply_patch instead of edit/write when both are registered. */
   readonly model?: string | undefined
@@ -72,7 +82,17 @@ export class ToolRegistry extends Context.Service<ToolRegistry, {
   readonly get: (id: string) => Effect.Effect<Option.Option<Tool.Built>>
   /** The tools offered to one agent on one model. */
   readonly tools: (query?: ToolsQuery) => Effect.Effect<ReadonlyArray<Tool.Built>>
-  readonly execute: (id: string, args: unknown, ctx: Tool.Context) => Effect.Effect<Tool.Result, ExecuteError>
+  /**
+   * The one call pipeline, used by every entry point (CLI, MCP, AI SDK, effect/ai): lookup →
+   * validate → before hooks → validate → permission requests → run → after hooks → truncate,
+   * with events; `ctx.abort` ends the call (its processes included) with an aborted result.
+   */
+  readonly execute: (
+    id: string,
+    args: unknown,
+    ctx: Tool.Context,
+    options?: ExecuteOptions
+  ) => Effect.Effect<Tool.Result, ExecuteError>
   /** Custom tools and plugins that failed to load, with the file and the reason. */
   readonly diagnostics: Effect.Effect<ReadonlyArray<ToolLoader.ToolLoadError>>
   readonly addHooks: (hooks: Hooks.Hooks) => Effect.Effect<void>
@@ -215,7 +235,12 @@ export const make = Effect.fnUntraced(function*<R>(
         })
       )
 
-  const execute = Effect.fn("ToolRegistry.execute")(function*(id: string, args: unknown, ctx: Tool.Context) {
+  const execute = Effect.fn("ToolRegistry.execute")(function*(
+    id: string,
+    args: unknown,
+    ctx: Tool.Context,
+    options: ExecuteOptions = {}
+  ) {
     const tool = yield* lookup(id, ctx.agent)
     yield* Effect.annotateCurrentSpan({ "tool.name": tool.id, "tool.call_id": ctx.callID, "session.id": ctx.sessionID })
     yield* events.publish({ _tag: "ToolStarted", tool: tool.id, sessionID: ctx.sessionID, callID: ctx.callID })
@@ -229,18 +254,26 @@ export const make = Effect.fnUntraced(function*<R>(
         outcome,
         durationMs: now - started
       }))
-    const call = Effect.gen(function*() {
+    // Abort cuts the call off wherever it waits (before hooks, a permission prompt, the tool),
+    // except a running tool that answers the abort with a result of its own (kept, like any result).
+    const prepare = Effect.gen(function*() {
       let valid = yield* tool.validate(args)
       if (hooks.length > 0) {
         const changed = yield* runBefore(hooks, tool.id, ctx, valid)
         if (changed !== valid) valid = yield* tool.validate(changed)
       }
       const granted = yield* tool.authorize(valid, ctx)
-      const raw = yield* tool.run(valid, granted)
+      if (options.onAuthorized !== undefined) yield* options.onAuthorized
+      return { valid, granted }
+    })
+    const call = Effect.gen(function*() {
+      const { valid, granted } = yield* abortable(prepare, tool.id, ctx.abort)
+      const running = tool.run(valid, granted)
+      const raw = yield* tool.ownAbort ? running : abortable(running, tool.id, ctx.abort)
       const result = hooks.length > 0 ? yield* runAfter(hooks, tool.id, ctx, valid, raw) : raw
       return yield* bound(tool, result, ctx)
     })
-    return yield* abortable(call, tool.id, ctx.abort).pipe(
+    return yield* call.pipe(
       Effect.onExit((exit) =>
         finished(exit._tag === "Success" ? "success" : exit.cause.reasons.every((r) => r._tag === "Interrupt") ? "interrupted" : "failure")
       )

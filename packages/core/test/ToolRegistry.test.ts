@@ -119,18 +119,19 @@ describe("Tool.build", () => {
       )
     }).pipe(Effect.provide(registryLayer([Echo]))))
 
-  it.effect("uses the tool's own formatValidationError when it has one", () =>
-    Effect.gen(function*() {
-      const Custom = Tool.define("custom", {
-        description: "custom message",
-        parameters: z.object({ n: z.number() }),
-        formatValidationError: (e) => `bad n (${e.issues.length} issue)`,
-        execute: () => Effect.succeed({ title: "", output: "", metadata: {} })
-      })
-      const built = yield* Tool.build(Custom)
-      const error = yield* Effect.flip(built.execute({ n: "x" }, yield* context()))
+  it.effect("uses the tool's own formatValidationError when it has one", () => {
+    const Custom = Tool.define("custom", {
+      description: "custom message",
+      parameters: z.object({ n: z.number() }),
+      formatValidationError: (e) => `bad n (${e.issues.length} issue)`,
+      execute: () => Effect.succeed({ title: "", output: "", metadata: {} })
+    })
+    return Effect.gen(function*() {
+      const registry = yield* ToolRegistry.ToolRegistry
+      const error = yield* Effect.flip(registry.execute("custom", { n: "x" }, yield* context()))
       assert.strictEqual(error.message, "bad n (1 issue)")
-    }).pipe(Effect.provide(Layer.mergeAll(FakeTruncate, Permission.layer({}).pipe(Layer.provide(Events.layer()))))))
+    }).pipe(Effect.provide(registryLayer([Custom])))
+  })
 
   it.effect("exposes a JSON Schema without $schema", () =>
     Effect.gen(function*() {
@@ -476,12 +477,4 @@ describe("ToolRegistry: one prompt per call, deny first", () => {
       assert.deepStrictEqual(asked.map((a) => a.request.permission), ["edit, planned", "extra"])
       assert.deepStrictEqual(asked[1]!.request.patterns, ["deploy"])
     }).pipe(Effect.provide(registryLayer([Planned], {}, asking))))
-
-  it.effect("Tool.build's execute asks the same way when called without a registry", () =>
-    Effect.gen(function*() {
-      const responder = yield* ScriptedPermission.run(["once"])
-      const tool = yield* Tool.build(Planned)
-      yield* tool.execute({ files: ["a.ts"] }, yield* context({ tool: "planned" }))
-      assert.strictEqual((yield* responder.asked).length, 1)
-    }).pipe(Effect.provide(registryLayer([], {}, asking))))
 })

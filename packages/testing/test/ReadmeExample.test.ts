@@ -1,11 +1,11 @@
 // The example of packages/testing/README.md, kept compiling and passing.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, FileSystem, Layer } from "effect"
+import { Effect, Fiber, FileSystem } from "effect"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { TestClock } from "effect/testing"
 import { z } from "zod"
 import { FileTime, Tool, Workspace } from "@agent-tools/core"
-import { FakeSpawner, Fixtures, ScriptedPermission } from "../src/index.ts"
+import { FakeSpawner, ScriptedPermission, Testing } from "../src/index.ts"
 
 // A tool under test: counts the lines of a file, asking before it reads outside the workspace.
 const Parameters = z.object({ filePath: z.string() })
@@ -32,29 +32,24 @@ const CountLines = Tool.define("count_lines", Effect.gen(function*() {
 }))
 
 const TestLayer = (script: ScriptedPermission.Script) =>
-  Layer.mergeAll(Workspace.layer({ root: Fixtures.root }), FileTime.layer()).pipe(
-    Layer.provideMerge(Fixtures.memoryWorkspace(
-      { "src/a.ts": "one\ntwo\n", "/outside/notes.txt": "x\n" },
-      { symlinks: { notes: "/outside/notes.txt" } }
-    )),
-    Layer.provideMerge(ScriptedPermission.layer(script))
-  )
+  Testing.layer({
+    files: { "src/a.ts": "one\ntwo\n", "/outside/notes.txt": "x\n" },
+    symlinks: { notes: "/outside/notes.txt" },
+    tools: [CountLines],
+    services: ScriptedPermission.layer(script)
+  })
 
 describe("README example", () => {
   it.effect("reads inside the workspace without asking", () =>
     Effect.gen(function*() {
-      const tool = yield* CountLines.init
-      const ctx = yield* Tool.makeContext({ sessionID: "s1", tool: "count_lines" })
-      const result = yield* tool.execute({ filePath: "src/a.ts" }, ctx)
+      const result = yield* Testing.call("count_lines", { filePath: "src/a.ts" })
       assert.strictEqual(result.output, "2 lines")
       assert.deepStrictEqual(yield* ScriptedPermission.asked, [])
     }).pipe(Effect.provide(TestLayer([]))))
 
   it.effect("a symlink to outside asks for external_directory with the real target", () =>
     Effect.gen(function*() {
-      const tool = yield* CountLines.init
-      const ctx = yield* Tool.makeContext({ sessionID: "s1", tool: "count_lines" })
-      const error = yield* Effect.flip(tool.execute({ filePath: "notes" }, ctx))
+      const error = yield* Effect.flip(Testing.call("count_lines", { filePath: "notes" }))
       assert.strictEqual(error._tag, "PermissionRejectedError")
       const [ask] = yield* ScriptedPermission.asked
       assert.deepStrictEqual([ask?.request.permission, ask?.request.patterns], ["external_directory", ["/outside/notes.txt"]])

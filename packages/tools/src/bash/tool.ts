@@ -176,7 +176,9 @@ export const BashTool = Tool.define(
       parameters,
       execute,
       requests: (args: Parameters) => Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
-      annotations: { destructive: true }
+      annotations: { destructive: true },
+      // An abort kills the command and returns what it printed before: the model should see that.
+      ownAbort: true
     }
   })
 )

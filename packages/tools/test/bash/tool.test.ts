@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { Events, Permission, SpillStorage, Tool, Truncate, Workspace } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { FakeSpawner, RecordingSandbox } from "@agent-tools/testing"
 import * as Bash from "../../src/bash/index.ts"
 
@@ -36,20 +36,20 @@ const layerWith = (setup: Setup = {}) =>
     ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash", ...setup.env }))
   ).pipe(
     Layer.provideMerge(SpillStorage.layer({ dir: spillDir })),
-    Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Events.layerNoop))
+    Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Events.layerNoop, ModuleLoader.layerMemory({})))
   )
 
 const args = (command: string, more: Partial<Bash.Parameters> = {}) => ({ command, description: "test command", ...more })
 
-/** Builds the tool and calls it once with a context that records asks and live metadata. */
+/** Calls the tool once through a registry, with a context that records asks and live metadata. */
 const call = (input: Record<string, unknown>, options: { readonly abort?: AbortSignal } = {}) =>
   Effect.gen(function*() {
-    const tool = yield* Tool.build(Bash.BashTool)
+    const registry = yield* ToolRegistry.make([Bash.BashTool])
     const asked: Array<Tool.AskInput> = []
     const live: Array<Tool.Metadata> = []
     const ctx = yield* Tool.makeContext({ sessionID: "s", abort: options.abort, metadata: (u) => Effect.sync(() => void live.push(u.metadata ?? {})) })
     const prompts: Array<ReadonlyArray<Tool.AskInput>> = []
-    const result = yield* tool.execute(input, {
+    const result = yield* registry.execute("bash", input, {
       ...ctx,
       ask: (i) => Effect.andThen(Effect.sync(() => (asked.push(i), prompts.push([i]))), ctx.ask(i)),
       askAll: (is) => Effect.andThen(Effect.sync(() => (asked.push(...is), prompts.push(is))), ctx.askAll(is))
@@ -283,7 +283,8 @@ describe("bash tool: what it runs", () => {
       FakeSpawner.layer(() => ({ stdout: "fake\n" })),
       NodeFileSystem.layer,
       NodePath.layer,
-      Events.layerNoop
+      Events.layerNoop,
+      ModuleLoader.layerMemory({})
     ))
   )
 
