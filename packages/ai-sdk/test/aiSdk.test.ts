@@ -4,13 +4,13 @@
  */
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, FileSystem } from "effect"
+import { Effect, Fiber, FileSystem } from "effect"
 import type { Scope } from "effect"
 import { Permission, ToolRegistry } from "@agent-tools/core"
 import { generateText, type ModelMessage, stepCountIs } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { AiSdk } from "@agent-tools/ai-sdk"
-import { ScriptedPermission } from "@agent-tools/testing"
+import { Processes, ScriptedPermission } from "@agent-tools/testing"
 import { type PermissionConfig, workspace } from "./fixtures/tools.ts"
 
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>
@@ -248,5 +248,27 @@ describe("toAiSdkTools with generateText", () => {
       assert.strictEqual(second.text, "done")
       assert.isTrue(yield* fs.exists(`${root}/b.txt`))
     })))
-})
 
+  it.live("an abort ends a call that needed no approval: its processes are killed and the result says it was aborted", () =>
+    inWorkspace({ "*": "allow" }, () => Effect.gen(function*() {
+      const adapter = yield* AiSdk.makeAdapter(yield* ToolRegistry.ToolRegistry, { sessionID: "ai-sdk-abort" })
+      const marker = Processes.marker()
+      let settled: AiSdk.Output | undefined
+      const bash = adapter.tools.bash!
+      const tools = {
+        bash: { ...bash, execute: async (...args: Parameters<NonNullable<typeof bash.execute>>) => (settled = await (bash.execute!(...args) as Promise<AiSdk.Output>)) }
+      }
+      const model = scripted([toolCall("call-1", "bash", { command: `sleep ${marker} & wait`, description: "Wait" }), say("done")])
+      const controller = new AbortController()
+      const generating = yield* Effect.promise(() =>
+        generateText({ model, tools, toolApproval: adapter.toolApproval, prompt: "Wait", abortSignal: controller.signal })
+          .then(() => "finished", () => "rejected")
+      ).pipe(Effect.forkChild)
+      yield* Processes.waitUntil(() => Processes.withMarker(marker).length > 0)
+      controller.abort()
+      yield* Fiber.join(generating)
+      assert.deepStrictEqual(Processes.withMarker(marker), [])
+      assert.strictEqual(settled?.metadata.reason, "aborted")
+      assert.match(settled?.output ?? "", /Command aborted by the user/)
+    })), 60_000)
+})

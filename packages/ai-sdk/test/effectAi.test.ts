@@ -5,10 +5,10 @@
  */
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, FileSystem, Stream } from "effect"
+import { Effect, Fiber, FileSystem, Stream } from "effect"
 import { Chat, LanguageModel, type Prompt, type Response } from "effect/ai"
 import { ToolRegistry } from "@agent-tools/core"
-import { ScriptedPermission } from "@agent-tools/testing"
+import { Processes, ScriptedPermission } from "@agent-tools/testing"
 import { EffectAi } from "@agent-tools/ai-sdk"
 import { workspace } from "./fixtures/tools.ts"
 
@@ -117,4 +117,24 @@ describe("EffectAi toolkit", () => {
       })
       yield* program.pipe(Effect.provide(runtime))
     }).pipe(Effect.provide(NodeFileSystem.layer)))
+
+  it.live("interrupting the chat ends a running call and kills its processes", () =>
+    Effect.gen(function*() {
+      const { runtime } = yield* workspace({ "*": "allow" })
+      const marker = Processes.marker()
+      const program = Effect.gen(function*() {
+        const adapter = yield* EffectAi.make(yield* ToolRegistry.ToolRegistry, { sessionID: "effect-ai-abort" })
+        const { model } = yield* scripted([callTool("c1", "bash", { command: `sleep ${marker} & wait`, description: "Wait" })])
+        const toolkit = yield* adapter.toolkit.pipe(Effect.provide(adapter.layer))
+        const chat = yield* Chat.fromPrompt([{ role: "user", content: "Wait" }])
+        const turn = yield* chat.generateText({ prompt: [], toolkit }).pipe(
+          Effect.provideService(LanguageModel.LanguageModel, model),
+          Effect.forkChild
+        )
+        yield* Processes.waitUntil(() => Processes.withMarker(marker).length > 0)
+        yield* Fiber.interrupt(turn)
+        assert.deepStrictEqual(Processes.withMarker(marker), [])
+      })
+      yield* program.pipe(Effect.provide(runtime))
+    }).pipe(Effect.provide(NodeFileSystem.layer)), 60_000)
 })

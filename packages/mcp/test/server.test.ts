@@ -12,6 +12,7 @@ import { connect, type Connection as Conn, makeWorkspace, NodePlatform, text } f
 import { samples, WORKSPACE_FILES } from "./samples.ts"
 import { CONTRACT_ANNOTATIONS } from "../src/Mapping.ts"
 import { ToolNames } from "@agent-tools/core"
+import { Processes } from "@agent-tools/testing"
 
 const { assign } = ToolNames
 
@@ -237,6 +238,24 @@ layer(Live, { timeout: "60 seconds" })("MCP server over stdio", (it) => {
       controller.abort("changed my mind")
       yield* Effect.flip(Effect.tryPromise(() => call))
       yield* Deferred.await(withdrawn)
+    }))
+
+  it.effect("cancelling a running bash call (notifications/cancelled) kills its processes", () =>
+    Effect.gen(function*() {
+      const { client } = yield* Connection
+      const marker = Processes.marker()
+      const controller = new AbortController()
+      const call = client.callTool({ name: "bash", arguments: { command: `sleep ${marker} & wait`, description: "Wait" } }, undefined, {
+        signal: controller.signal
+      })
+      yield* Processes.waitUntil(() => Processes.withMarker(marker).length > 0)
+      controller.abort("changed my mind")
+      yield* Effect.flip(Effect.tryPromise(() => call))
+      // The server ends the call on the notification; the client does not wait for that.
+      yield* Processes.waitUntil(() => Processes.withMarker(marker).length === 0)
+      // And it keeps serving.
+      const after = yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { text: "still here" } }))
+      assert.deepStrictEqual(after.content, [{ type: "text", text: "still here" }])
     }))
 
   it.effect("progress notifications follow the tool's updates when the client sends a progress token", () =>
