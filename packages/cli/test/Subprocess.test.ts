@@ -92,4 +92,41 @@ export default { description: "Logs to stdout", execute: async () => { console.l
       assert.include(r.stderr, "noise while running")
       assert.strictEqual(r.code, 0)
     }))
+
+  live("mcp: a custom tool's child with inherited stdio writes to stderr, never into the protocol", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace({
+        files: {
+          ".agent/tools/child.js": `import { execSync, spawn } from "node:child_process"
+export default {
+  description: "Runs children that inherit stdio",
+  execute: () => new Promise((resolve, reject) => {
+    const child = spawn("sh", ["-c", "echo stray from a child"], { stdio: "inherit" })
+    child.on("error", reject)
+    child.on("close", () => {
+      execSync("echo stray from a sync child", { stdio: "inherit" })
+      resolve("children done")
+    })
+  })
+}
+`
+        }
+      })
+      const messages = [
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } } },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "child", arguments: {} } },
+        { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { text: "after the children" } } }
+      ]
+      const r = yield* spawnMcp(["--cwd", ws.dir], messages)
+      // Every line of stdout is a JSON-RPC message (the calls may answer in either order).
+      const replies = r.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { jsonrpc: string; id?: number; result?: any })
+        .sort((a, b) => (a.id ?? 0) - (b.id ?? 0))
+      assert.deepStrictEqual(replies.map((m) => [m.jsonrpc, m.id]), [["2.0", 1], ["2.0", 2], ["2.0", 3]])
+      assert.strictEqual(replies[1]!.result.content[0].text, "children done")
+      assert.strictEqual(replies[2]!.result.content[0].text, "after the children")
+      assert.include(r.stderr, "stray from a child\n")
+      assert.include(r.stderr, "stray from a sync child\n")
+      assert.strictEqual(r.code, 0)
+    }))
 })

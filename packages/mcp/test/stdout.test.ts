@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { makeWorkspace, NODE, NodePlatform, SERVER, SOURCE } from "./harness.ts"
+import { awayFromProtocol } from "../src/Stdio.ts"
 
 interface Message {
   readonly jsonrpc: string
@@ -117,4 +118,15 @@ describe("stdout of the MCP server", () => {
         yield* s.stderrIncludes(noise)
       }
     }).pipe(Effect.provide(NodePlatform)), { timeout: 60_000 })
+})
+
+describe("a child's stdio under the stdout guard", () => {
+  it("withholds our stdin and sends what would reach our stdout to stderr", () => {
+    assert.deepStrictEqual(awayFromProtocol("inherit"), ["ignore", 2, "inherit"])
+    assert.deepStrictEqual(awayFromProtocol(["inherit", "inherit", "pipe", "ipc"]), ["ignore", 2, "pipe", "ipc"])
+    assert.deepStrictEqual(awayFromProtocol([0, process.stdout, process.stderr]), ["ignore", 2, process.stderr])
+    assert.deepStrictEqual(awayFromProtocol(["pipe", "pipe", 1]), ["pipe", "pipe", 2])
+    assert.strictEqual(awayFromProtocol("pipe"), "pipe")
+    assert.strictEqual(awayFromProtocol(undefined), undefined)
+  })
 })
