@@ -5,7 +5,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { VERSION } from "@agent-tools/cli"
-import { spawnCli, spawnMcp, workspace } from "./harness.ts"
+import { spawn } from "node:child_process"
+import { Processes } from "@agent-tools/testing"
+import { BIN, NODE, SOURCE, spawnCli, spawnMcp, workspace } from "./harness.ts"
 
 const live = <A, E>(name: string, body: () => Effect.Effect<A, E, any>) =>
   it.live(name, () => body().pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>, 60_000)
@@ -128,5 +130,23 @@ export default {
       assert.include(r.stderr, "stray from a child\n")
       assert.include(r.stderr, "stray from a sync child\n")
       assert.strictEqual(r.code, 0)
+    }))
+
+  live("call: SIGINT ends a running bash call and kills its processes", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace()
+      const marker = Processes.marker()
+      const args = JSON.stringify({ command: `sleep ${marker} & wait`, description: "Wait" })
+      const child = spawn(NODE, [SOURCE, BIN, "call", "bash", args, "--yes", "--cwd", ws.dir], { stdio: ["ignore", "pipe", "pipe"] })
+      const closed = Effect.callback<readonly [number | null, NodeJS.Signals | null]>((resume) => {
+        child.on("close", (code, signal) => resume(Effect.succeed([code, signal] as const)))
+        return Effect.sync(() => void child.kill("SIGKILL"))
+      })
+      yield* Processes.waitUntil(() => Processes.withMarker(marker).length > 0)
+      child.kill("SIGINT")
+      const ended = yield* closed
+      assert.deepStrictEqual(Processes.withMarker(marker), [])
+      // Interrupted: the CLI ends the way a shell expects of Ctrl-C, by the signal itself.
+      assert.deepStrictEqual(ended, [null, "SIGINT"])
     }))
 })

@@ -151,7 +151,7 @@ const root = fileURLToPath(new URL("../../..", import.meta.url))
 export const BIN = fileURLToPath(new URL("../bin/agent-tools.js", import.meta.url))
 export const NODE = `${root}node_modules/.bin/node`
 /** Node runs the workspace packages from their TypeScript sources (their "agent-tools-source" export condition). */
-const SOURCE = "--conditions=agent-tools-source"
+export const SOURCE = "--conditions=agent-tools-source"
 
 /** Runs `agent-tools` as a real process through its JS launcher (stdin is a pipe, never a TTY). */
 export const spawnCli = (
