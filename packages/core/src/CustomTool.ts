@@ -44,6 +44,17 @@ export const isCustomTool = (u: unknown): u is CustomTool =>
 
 const isZodType = (u: unknown): u is z.ZodType => u instanceof z.ZodType
 
+/** A zod 3 schema: zod 3 builds `_def` and `safeParse`, zod 4 adds `_zod`, which 3 lacks. */
+const isZod3 = (u: unknown): boolean =>
+  typeof u === "object" && u !== null && "_def" in u && typeof (u as { safeParse?: unknown }).safeParse === "function" &&
+  !("_zod" in u)
+
+const ZOD_4 = "custom tools need zod 4: install zod@4 where the tool lives (with zod 3.25, import { z } from \"zod/v4\")"
+
+/** Why a parameter schema is unusable (`field` names it), or undefined. */
+const schemaProblem = (field: string, u: unknown): string | undefined =>
+  isZodType(u) ? undefined : isZod3(u) ? `\`${field}\` is a zod 3 schema; ${ZOD_4}` : `\`${field}\` must be a zod 4 schema`
+
 /** Why an export cannot be a custom tool, or undefined when it can. */
 export const problemOf = (u: unknown): string | undefined => {
   if (Tool.isDefinition(u)) return undefined
@@ -51,11 +62,16 @@ export const problemOf = (u: unknown): string | undefined => {
   const candidate = u as Partial<CustomTool>
   if (typeof candidate.description !== "string") return "missing string field `description`"
   if (typeof candidate.execute !== "function") return "missing function field `execute`"
-  if (candidate.parameters !== undefined && !isZodType(candidate.parameters)) {
-    return "`parameters` must be a zod schema (is zod installed where the tool lives, and the same major version 4?)"
+  if (candidate.parameters !== undefined) {
+    const problem = schemaProblem("parameters", candidate.parameters)
+    if (problem !== undefined) return problem
   }
-  if (candidate.args !== undefined && (typeof candidate.args !== "object" || candidate.args === null)) {
-    return "`args` must be an object of zod schemas"
+  if (candidate.args !== undefined) {
+    if (typeof candidate.args !== "object" || candidate.args === null) return "`args` must be an object of zod schemas"
+    for (const [key, value] of Object.entries(candidate.args)) {
+      const problem = schemaProblem(`args.${key}`, value)
+      if (problem !== undefined) return problem
+    }
   }
   if (candidate.requests !== undefined && typeof candidate.requests !== "function") return "`requests` must be a function"
   return undefined

@@ -63,6 +63,33 @@ describe("custom tools from directories (real files, real import)", () => {
       assert.match(byFile["syntax-error.js"]!, /^Failed to load custom tool from .*syntax-error\.js: /)
     }).pipe(Effect.provide(layerFor({ directories: ["tools"] }, NodePlatform, fixtures))))
 
+  it.effect("a custom tool written with zod 3 is refused with a message naming the file, the field and zod 4", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "agent-tools-zod3-" })
+      yield* fs.makeDirectory(`${root}/tools`)
+      // What zod@3 builds: \`_def\` and \`safeParse\`, no \`_zod\`.
+      yield* fs.writeFileString(
+        `${root}/tools/old.js`,
+        `const zod3 = (typeName) => ({ _def: { typeName }, safeParse: (x) => ({ success: true, data: x }), parse: (x) => x })
+export const whole = { description: "zod 3 parameters", parameters: zod3("ZodObject"), execute: async () => "never" }
+export const shape = { description: "zod 3 args", args: { name: zod3("ZodString") }, execute: async () => "never" }
+export const other = { description: "not a schema", args: { name: "string" }, execute: async () => "never" }
+`
+      )
+      const check = Effect.gen(function*() {
+        const registry = yield* ToolRegistry.ToolRegistry
+        assert.deepStrictEqual(yield* registry.ids, ["bash"])
+        const zod4 = `custom tools need zod 4: install zod@4 where the tool lives (with zod 3.25, import { z } from "zod/v4")`
+        assert.deepStrictEqual((yield* registry.diagnostics).map((d) => d.message), [
+          `Failed to load custom tool from ${root}/tools/old.js (export "whole"): \`parameters\` is a zod 3 schema; ${zod4}`,
+          `Failed to load custom tool from ${root}/tools/old.js (export "shape"): \`args.name\` is a zod 3 schema; ${zod4}`,
+          `Failed to load custom tool from ${root}/tools/old.js (export "other"): \`args.name\` must be a zod 4 schema`
+        ])
+      })
+      yield* check.pipe(Effect.provide(layerFor({ directories: ["tools"] }, NodePlatform, root)))
+    }).pipe(Effect.provide(NodePlatform)))
+
   it.effect("a missing tool directory is a diagnostic, not a crash", () =>
     Effect.gen(function*() {
       const registry = yield* ToolRegistry.ToolRegistry
