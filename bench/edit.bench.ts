@@ -134,7 +134,7 @@ const toolTimes = Effect.gen(function*() {
   yield* fs.writeFileString(`${root}/big.ts`, content)
   yield* fs.writeFileString(`${root}/small.ts`, lines.slice(start - 12, start + 42).join("\n") + "\n")
   const services = Layer.mergeAll(
-    Truncate.layer().pipe(Layer.provide(SpillStorage.layerMemory())),
+    Truncate.layer().pipe(Layer.provideMerge(SpillStorage.layerMemory())),
     Permission.layer({ rules: [{ permission: "*", pattern: "*", action: "allow" }] }),
     FileTime.layer(),
     Workspace.layer({ root })

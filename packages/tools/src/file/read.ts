@@ -1,10 +1,11 @@
 /**
  * read: a page of a text file with line numbers, a directory listing, or an image/PDF attachment.
  * Truncates itself (`metadata.truncated`), records text reads in FileTime (write/edit need them),
- * and pages the spills of this workspace's SpillStorage without an outside-directory prompt —
- * for a non-file store through `SpillStorage.read`.
+ * and pages spills without an outside-directory prompt: a file store's spills are files that
+ * Workspace marks as spills (its `spillDirectories`), and a non-file store's (`memory://`, S3 …)
+ * are read through `SpillStorage.read`.
  */
-import { Effect, FileSystem, Option, Path, Stream } from "effect"
+import { Effect, FileSystem, Path, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { z } from "zod"
 import { FileTime, SpillStorage, Tool } from "@agent-tools/core"
@@ -34,7 +35,7 @@ export const ReadTool = Tool.define(
   "read",
   Effect.gen(function*() {
     const services = yield* Effect.context<Services>()
-    const spill = Option.getOrUndefined(yield* Effect.serviceOption(SpillStorage.SpillStorage))
+    const spill = yield* SpillStorage.SpillStorage
 
     /** Pages a byte stream without reading past the page (big files, non-file spills). */
     const pageStream = Effect.fnUntraced(function*(
@@ -153,7 +154,7 @@ export const ReadTool = Tool.define(
     }, Effect.provideContext(services))
 
     /** A spill of a store that is not a directory (S3 …) is only reachable through the store. */
-    const storeSpill = (filePath: string) => spill !== undefined && spill.directory === undefined && spill.owns(filePath)
+    const storeSpill = (filePath: string) => spill.directory === undefined && spill.owns(filePath)
 
     return {
       description: READ,
@@ -166,7 +167,7 @@ export const ReadTool = Tool.define(
         ctx: Tool.Context
       ): Effect.fn.Return<Tool.Result, Tool.ExecuteError, Services> {
         const pager = new Pager(Math.max(1, args.offset ?? 1), args.limit ?? READ_LIMIT)
-        if (spill !== undefined && storeSpill(args.filePath)) {
+        if (storeSpill(args.filePath)) {
           const stream = spill.read(args.filePath).pipe(Stream.mapError((e) => new Tool.ToolError({ tool: "read", message: e.message })))
           return yield* pageStream(args.filePath, stream, pager)
         }
