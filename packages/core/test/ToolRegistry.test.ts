@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Path, Stream } from "effect"
-import { MemoryFileSystem, ScriptedPermission } from "@agent-tools/testing"
+import { Effect, Fiber, Layer, Stream } from "effect"
+import { ScriptedPermission, Testing } from "@agent-tools/testing"
 import { z } from "zod"
-import { Events, ModuleLoader, Permission, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { Events, Permission, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
 
 // A Truncate that records what the registry asked for and cuts at 10 characters: the registry's
 // job is deciding *whether* and *with what options* to truncate, which this makes visible.
@@ -88,18 +88,13 @@ const Planned = Tool.define("planned", {
 const named = (id: string) =>
   Tool.define(id, { description: id, parameters: z.object({}), execute: () => Effect.succeed({ title: id, output: id, metadata: {} }) })
 
-const Platform = Layer.mergeAll(MemoryFileSystem.layer({ "/ws/.keep": "" }), Path.layer, ModuleLoader.layerMemory({}), Events.layer())
-
 const registryLayer = (
   definitions: ReadonlyArray<Tool.Definition<string, any, never>>,
   options: ToolRegistry.Options = {},
-  rules: Permission.Ruleset = [{ permission: "*", pattern: "*", action: "allow" }],
-  platform: Layer.Layer<any> = Platform
+  rules: Permission.Ruleset = Testing.allowAll
 ) =>
-  ToolRegistry.layer(definitions, options).pipe(
-    Layer.provideMerge(Layer.mergeAll(FakeTruncate, Permission.layer({ rules }), Workspace.layer({ root: "/ws" }))),
-    Layer.provideMerge(platform)
-  )
+  // Asks wait for a reply: the tests answer them with ScriptedPermission.run.
+  Testing.layer({ tools: definitions, registry: options, rules, unattended: "wait", services: FakeTruncate })
 
 const context = (options: Partial<Parameters<typeof Tool.makeContext>[0]> = {}) =>
   Tool.makeContext({ sessionID: "s1", callID: "c1", ...options })

@@ -4,11 +4,11 @@
  */
 import { Effect, FileSystem, Layer, Path } from "effect"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
-import { MemoryFileSystem, ScriptedPermission } from "@agent-tools/testing"
-import { Events, FileTime, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { MemoryFileSystem, ScriptedPermission, Testing } from "@agent-tools/testing"
+import { Permission, Tool, ToolRegistry, type Workspace } from "@agent-tools/core"
 import { ApplyPatchConfig, ApplyPatchTool, EditTool, MultiEditTool, ReadTool, WriteTool } from "@agent-tools/tools"
 
-export const allowAll: Permission.Ruleset = [{ permission: "*", pattern: "*", action: "allow" }]
+export const allowAll: Permission.Ruleset = Testing.allowAll
 
 export interface Options {
   readonly root: string
@@ -20,26 +20,28 @@ export interface Options {
   readonly permission?: Layer.Layer<Permission.Permission | ScriptedPermission.Recorder> | undefined
 }
 
-export const tools = [ReadTool, WriteTool, EditTool, MultiEditTool, ApplyPatchTool]
+export const tools: ReadonlyArray<Tool.Definition<string, any, any>> = [ReadTool, WriteTool, EditTool, MultiEditTool, ApplyPatchTool]
+
+export type Services = Testing.Services | ScriptedPermission.Recorder
 
 /** The registry and its services over `platform` (a FileSystem and a Path). */
-export const registry = (options: Options, platform: Layer.Layer<FileSystem.FileSystem | Path.Path>) => {
-  const spill = options.spillDir === undefined ? SpillStorage.layerMemory() : SpillStorage.layer({ dir: options.spillDir })
-  const services = Layer.mergeAll(
-    Truncate.layer(),
-    options.permission ??
-      Layer.merge(
-        Permission.layer({ rules: options.rules ?? allowAll, unattended: "reject" }),
-        Layer.succeed(ScriptedPermission.Recorder, { asked: Effect.succeed([]) }) // nothing is recorded with real rules
-      ),
-    FileTime.layer(),
-    Workspace.layer({ root: options.root, spillDirectories: options.spillDir === undefined ? [] : [options.spillDir] }),
-    Layer.succeed(ApplyPatchConfig, { mode: options.mode ?? "atomic" })
-  ).pipe(Layer.provideMerge(spill))
-  return ToolRegistry.layer(tools).pipe(
-    Layer.provideMerge(services),
-    Layer.provideMerge(Layer.mergeAll(platform, ModuleLoader.layerMemory({}), Events.layer()))
-  )
+export const registry = (
+  options: Options,
+  platform: Layer.Layer<FileSystem.FileSystem | Path.Path>
+): Layer.Layer<Services, Workspace.WorkspaceRootError> => {
+  const applyPatch = Layer.succeed(ApplyPatchConfig, { mode: options.mode ?? "atomic" })
+  // A replacement Permission (it wins over the rules), or the rules with nothing recorded.
+  const permission: Layer.Layer<ScriptedPermission.Recorder> = options.permission ??
+    Layer.succeed(ScriptedPermission.Recorder, { asked: Effect.succeed([]) })
+  return Testing.layer({
+    tools,
+    root: options.root,
+    platform,
+    rules: options.rules ?? allowAll,
+    unattended: "reject",
+    spill: options.spillDir === undefined ? "memory" : { dir: options.spillDir },
+    services: Layer.merge(applyPatch, permission)
+  })
 }
 
 export const memory = (options: Options, files: MemoryFileSystem.Init | Record<string, string | Uint8Array>) =>
