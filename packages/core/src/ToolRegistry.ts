@@ -230,6 +230,8 @@ export const make = Effect.fnUntraced(function*<R>(
         effect,
         Effect.callback<never, Tool.ToolError>((resume) => {
           const onAbort = () => resume(Effect.fail(new Tool.ToolError({ tool, message: "The tool call was aborted." })))
+          // The abort may land between the check above and this fiber starting.
+          if (signal.aborted) return onAbort()
           signal.addEventListener("abort", onAbort, { once: true })
           return Effect.sync(() => signal.removeEventListener("abort", onAbort))
         })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Stream } from "effect"
+import { Deferred, Effect, Fiber, Layer, Result, Stream } from "effect"
 import { ScriptedPermission, Testing } from "@agent-tools/testing"
 import { z } from "zod"
 import { Events, Permission, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
@@ -400,6 +400,65 @@ describe("ToolRegistry permissions, events and abort", () => {
       // the abandoned permission request is withdrawn
       assert.deepStrictEqual(yield* permission.pending, [])
     }).pipe(Effect.provide(registryLayer([Echo, Asking], {}, []))))
+})
+
+// Says it runs (ctx.metadata), then waits: one answers the abort with a result of its own, the
+// other does not listen.
+const waitsForAbort = (id: string, ownAbort: boolean) =>
+  Tool.define(id, {
+    description: id,
+    parameters: z.object({}),
+    ownAbort,
+    execute: (_args, ctx) =>
+      Effect.callback<Tool.Result>((resume) => {
+        const done = () => resume(Effect.succeed({ title: "", output: "kept", metadata: {} }))
+        if (ownAbort) ctx.abort.addEventListener("abort", done, { once: true })
+        Effect.runFork(ctx.metadata({ title: "running" }))
+        return Effect.sync(() => ctx.abort.removeEventListener("abort", done))
+      })
+  })
+
+describe("ToolRegistry: abort while the tool runs", () => {
+  const abortDuringRun = (id: string) =>
+    Effect.gen(function*() {
+      const registry = yield* ToolRegistry.ToolRegistry
+      const controller = new AbortController()
+      const running = yield* Deferred.make<void>()
+      const metadata = () => Deferred.succeed(running, undefined).pipe(Effect.asVoid)
+      const fiber = yield* registry.execute(id, {}, yield* context({ abort: controller.signal, metadata })).pipe(
+        Effect.forkChild
+      )
+      yield* Deferred.await(running)
+      controller.abort()
+      return yield* Effect.result(Fiber.join(fiber))
+    })
+
+  it.effect("a tool that answers the abort itself keeps its result; any other gets the aborted error", () =>
+    Effect.gen(function*() {
+      const own = yield* abortDuringRun("own")
+      assert.isTrue(Result.isSuccess(own))
+      if (Result.isSuccess(own)) assert.strictEqual(own.success.output, "kept")
+      const other = yield* abortDuringRun("deaf")
+      assert.isTrue(Result.isFailure(other))
+      if (Result.isFailure(other)) assert.strictEqual(other.failure.message, "The tool call was aborted.")
+    }).pipe(Effect.provide(registryLayer([waitsForAbort("own", true), waitsForAbort("deaf", false)]))))
+
+  it.effect("onAuthorized runs once the permission step passed, and never for a refused call", () =>
+    Effect.gen(function*() {
+      const registry = yield* ToolRegistry.ToolRegistry
+      let authorized = 0
+      const onAuthorized = Effect.sync(() => void authorized++)
+      yield* registry.execute("echo", { text: "a" }, yield* context(), { onAuthorized })
+      assert.strictEqual(authorized, 1)
+      const denied = yield* Effect.flip(registry.execute("planned", { files: ["a.ts"] }, yield* context(), { onAuthorized }))
+      assert.strictEqual(denied._tag, "PermissionDeniedError")
+      const invalid = yield* Effect.flip(registry.execute("echo", { text: 1 }, yield* context(), { onAuthorized }))
+      assert.strictEqual(invalid._tag, "InvalidArgumentsError")
+      assert.strictEqual(authorized, 1)
+    }).pipe(Effect.provide(registryLayer([Echo, Planned], {}, [
+      { permission: "*", pattern: "*", action: "allow" },
+      { permission: "edit", pattern: "*", action: "deny" }
+    ]))))
 })
 
 describe("ToolRegistry: one prompt per call, deny first", () => {
