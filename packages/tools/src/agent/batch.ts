@@ -36,9 +36,9 @@ const formatValidationError = (error: z.ZodError) =>
     error.issues.map((i) => `  - ${i.path.length === 0 ? "root" : i.path.join(".")}: ${i.message}`).join("\n")
   }\n\nExpected payload format:\n  [{"tool": "tool_name", "parameters": {...}}, {...}]`
 
-/** Room kept per call for its header and footer lines. */
-const FRAME_BYTES = 160
-const FRAME_LINES = 3
+/** Room kept per call for its frame (header, footer, separator) and a truncation notice. */
+const FRAME_BYTES = 700
+const FRAME_LINES = 10
 
 interface Outcome {
   readonly tool: string
@@ -64,9 +64,18 @@ export const BatchTool = Tool.define(
       const calls = args.tool_calls.slice(0, BATCH_LIMIT)
       const limits = truncate.limits({ ...ctx.truncation, tool: "batch" })
       const share: Truncate.Options = {
-        maxBytes: Math.max(1, Math.floor(limits.maxBytes / calls.length) - FRAME_BYTES),
-        maxLines: Math.max(1, Math.floor(limits.maxLines / calls.length) - FRAME_LINES)
+        maxBytes: Math.max(1, Math.floor(limits.maxBytes / args.tool_calls.length) - FRAME_BYTES),
+        maxLines: Math.max(1, Math.floor(limits.maxLines / args.tool_calls.length) - FRAME_LINES)
       }
+      // Tools that page their own output (read, grep, bash) keep their own limits: cut what
+      // exceeds the share here, the full output going to a spill file as usual.
+      const fitShare = (tool: string, result: Tool.Result): Effect.Effect<Tool.Result> =>
+        Effect.map(truncate.output(result.output, { ...share, tool }), (cut) =>
+          !cut.truncated ? result : {
+            ...result,
+            output: cut.content,
+            metadata: { ...result.metadata, truncated: true, ...(cut.outputPath === undefined ? {} : { outputPath: cut.outputPath }) }
+          })
       const run = (call: (typeof calls)[number], i: number): Effect.Effect<Outcome> => {
         if (BATCH_DISALLOWED.includes(call.tool)) {
           return Effect.succeed({
@@ -76,6 +85,7 @@ export const BatchTool = Tool.define(
         }
         const inner: Tool.Context = { ...ctx, callID: `${ctx.callID}/${i + 1}`, truncation: { ...ctx.truncation, ...share } }
         return dispatcher.execute(call.tool, call.parameters, inner).pipe(
+          Effect.flatMap((result) => fitShare(call.tool, result)),
           Effect.match({
             onSuccess: (result): Outcome => ({ tool: call.tool, result }),
             onFailure: (e): Outcome => ({ tool: call.tool, error: e.message })
