@@ -89,7 +89,8 @@ export const command = Command.make(
 ).pipe(
   Command.withDescription(
     "Call one tool in a workspace. Prints the output (or --json); exit 0 success, 1 tool failure, " +
-      "2 usage error, 3 permission rejected."
+      "2 usage error, 3 permission rejected. On a terminal, permission asks and the question tool's " +
+      "questions are put to you there."
   ),
   Command.withExamples([
     { command: `agent-tools call read '{"filePath":"README.md"}'`, description: "Read a file of the current directory" },

@@ -5,7 +5,7 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 
-export interface Option {
+export interface Choice {
   /** What the user picks (1–5 words). */
   readonly label: string
   readonly description: string
@@ -15,7 +15,7 @@ export interface Question {
   readonly question: string
   /** A very short label for the question (a tab or field title). */
   readonly header: string
-  readonly options: ReadonlyArray<Option>
+  readonly options: ReadonlyArray<Choice>
   /** Several options may be picked. */
   readonly multiple?: boolean | undefined
   /** The user may type an answer of their own (default true). */
@@ -57,9 +57,3 @@ export const layerNone: Layer.Layer<QuestionResponder> = Layer.succeed(
     ask: () => Effect.fail(new QuestionDismissedError({ reason: NO_RESPONDER }))
   })
 )
-
-/** The text the model reads for a set of answers. */
-export const summary = (questions: ReadonlyArray<Pick<Question, "question">>, answers: Answers): string =>
-  `User has answered your questions: ${
-    questions.map((q, i) => `"${q.question}"="${answers[i]?.length ? answers[i].join(", ") : "Unanswered"}"`).join(", ")
-  }. You can now continue with the user's answers in mind.`

@@ -38,6 +38,15 @@ const parameters = z.object({
   questions: z.array(Question).min(1).describe("Questions to ask")
 })
 
+/** What the model reads: each question with its answer, in order. */
+export const summary = (
+  questions: ReadonlyArray<Pick<QuestionResponder.Question, "question">>,
+  answers: QuestionResponder.Answers
+): string =>
+  `User has answered your questions: ${
+    questions.map((q, i) => `"${q.question}"="${answers[i]?.length ? answers[i].join(", ") : "Unanswered"}"`).join(", ")
+  }. You can now continue with the user's answers in mind.`
+
 export const QuestionTool = Tool.define(
   "question",
   Effect.gen(function*() {
@@ -56,7 +65,7 @@ export const QuestionTool = Tool.define(
         const n = args.questions.length
         return {
           title: `Asked ${n} question${n > 1 ? "s" : ""}`,
-          output: QuestionResponder.summary(args.questions, answers),
+          output: summary(args.questions, answers),
           metadata: { answers }
         }
       }),

@@ -96,6 +96,7 @@ describe("task", () => {
 })
 
 const files = { "a.txt": "alpha\n", "b.txt": "beta\n", "c.txt": "gamma\n" }
+const seen: Array<string> = []
 
 describe("batch", () => {
   it.effect("is off unless enabled", () =>
@@ -153,6 +154,28 @@ describe("batch", () => {
     }).pipe(Effect.provide(registry({
       files: { "big.txt": Array.from({ length: 1000 }, (_, i) => `row ${i}`).join("\n") },
       batch: true
+    }))))
+
+  it.effect("each call passes the registry's hooks, with its own call id", () =>
+    Effect.gen(function*() {
+      const result = yield* call("batch", {
+        tool_calls: [{ tool: "read", parameters: { filePath: "a.txt" } }, { tool: "read", parameters: { filePath: "b.txt" } }]
+      })
+      assert.strictEqual(result.title, "Batch execution (1/2 successful)")
+      assert.include(result.output, `index="2" tool="read" status="error">\nError: The before hook of guard failed: b.txt is off limits\n</tool_result>`)
+      assert.deepStrictEqual(seen, ["batch c1", "read c1/1", "read c1/2"])
+    }).pipe(Effect.provide(registry({
+      files,
+      batch: true,
+      registryOptions: {
+        hooks: [{
+          name: "guard",
+          before: ({ tool, ctx, args }) => {
+            seen.push(`${tool} ${ctx.callID}`)
+            if (tool === "read" && args.filePath === "b.txt") throw new Error("b.txt is off limits")
+          }
+        }]
+      }
     }))))
 
   it.effect("bad payloads get the expected format", () =>

@@ -44,6 +44,8 @@ export interface Options<Extra = never> {
   readonly batch?: boolean | undefined
   readonly skillDirectories?: ReadonlyArray<string> | undefined
   readonly truncation?: Truncate.Config | undefined
+  /** Registry options (hooks, …). */
+  readonly registryOptions?: ToolRegistry.Options | undefined
   /** What an `ask` does (default: reject at once). */
   readonly unattended?: Permission.LayerOptions["unattended"]
 }
@@ -62,7 +64,7 @@ export const registry = <Extra = never>(options: Options<Extra> = {}) => {
     Layer.succeed(BatchConfig, { enabled: options.batch ?? false }),
     Layer.succeed(Skills.SkillConfig, { directories: options.skillDirectories ?? Skills.DEFAULT_DIRECTORIES })
   ).pipe(Layer.provideMerge(SpillStorage.layerMemory()))
-  const registry = ToolRegistry.layer(tools) as Layer.Layer<ToolRegistry.ToolRegistry, never, ToolRegistry.Requirements>
+  const registry = ToolRegistry.layer(tools, options.registryOptions) as Layer.Layer<ToolRegistry.ToolRegistry, never, ToolRegistry.Requirements>
   return registry.pipe(
     Layer.provideMerge(services),
     Layer.provideMerge(Layer.mergeAll(Fixtures.memoryWorkspace(options.files ?? {}), ModuleLoader.layerMemory({}), Events.layer()))
