@@ -74,7 +74,7 @@ describe("AgentConfig.decode", () => {
         "skills.paths: unknown key (expected one of directories)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ experimental: { batch_tool: "yes" } }), [
-        `experimental.batch_tool: expected a boolean, got "yes"`
+        `experimental.batch_tool: expected true or false, got "yes"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ experimental: { batch: true } }), [
         "experimental.batch: unknown key (expected one of batch_tool)"

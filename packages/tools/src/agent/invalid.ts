@@ -20,6 +20,7 @@ export const InvalidTool = Tool.define(
       description: INVALID,
       parameters,
       hidden: true,
+      requests: () => Effect.succeed([]),
       execute: Effect.fn("InvalidTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
         const valid = (yield* dispatcher.tools({ agent: ctx.agent })).map((t) => t.id)
         return {

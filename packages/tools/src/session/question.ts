@@ -55,6 +55,8 @@ export const QuestionTool = Tool.define(
       description: QUESTION,
       parameters,
       unavailable: responder.unavailable,
+      // Asks no permission: the user answers the question itself.
+      requests: () => Effect.succeed([]),
       execute: Effect.fn("QuestionTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
         const answers = yield* responder.ask({
           sessionID: ctx.sessionID,
