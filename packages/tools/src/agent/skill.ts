@@ -22,7 +22,7 @@ export const SkillTool = Tool.define(
     const { root } = yield* Workspace.Workspace
     const { directories } = yield* Skills.SkillConfig
     const rules = (yield* Permission.Permission).rules
-    const found = yield* Skills.discover(root, directories).pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
+    const found = yield* Skills.discover(root, directories)
     const skills = found.filter((s) => PermissionRules.evaluate("skill", s.name, rules).action !== "deny")
     const byName = new Map(skills.map((s) => [s.name, s]))
 
