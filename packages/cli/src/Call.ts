@@ -4,7 +4,7 @@
  * exit code. Permission asks prompt on a TTY, are rejected without one, and approved with `--yes`.
  * A running tool's output (bash) streams to stderr only when stdout is not a terminal.
  */
-import { Effect, Option, Stdio } from "effect"
+import { Effect, Option, Stdio, type Terminal } from "effect"
 import { Argument, Command } from "effect/cli"
 import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import * as Exit from "./Exit.ts"
@@ -12,6 +12,7 @@ import * as Flags from "./Flags.ts"
 import * as Input from "./Input.ts"
 import * as Output from "./Output.ts"
 import * as Prompt from "./Prompt.ts"
+import * as Questions from "./Questions.ts"
 
 export const SESSION_ID = "cli"
 
@@ -75,9 +76,11 @@ export const command = Command.make(
     const tty = (yield* stdio.stdinIsTerminal) && !(Option.isSome(flags.input) && flags.input.value === "-")
     const mode: Mode = flags.yes ? "yes" : tty ? "prompt" : "reject"
     const unattended: Permission.LayerOptions["unattended"] = mode === "yes" ? "allow" : mode === "prompt" ? "wait" : "reject"
+    // The question tool asks at the terminal when there is one.
+    const questions = Questions.layer(tty, yield* Effect.context<Terminal.Terminal | Stdio.Stdio>())
     const result = yield* execute(flags.tool, args, mode).pipe(
       // One-shot calls never read first: the read-before-edit check only makes sense in a session.
-      Effect.provide(Flags.agentLayer(flags, { unattended, fileTime: { disabled: true }, analysisWorker: false })),
+      Effect.provide(Flags.agentLayer(flags, { unattended, fileTime: { disabled: true }, analysisWorker: false, services: questions })),
       Effect.mapError(Exit.classify)
     )
     if (flags.json) yield* Output.line(JSON.stringify(resultJson(result), null, 2))
@@ -86,7 +89,8 @@ export const command = Command.make(
 ).pipe(
   Command.withDescription(
     "Call one tool in a workspace. Prints the output (or --json); exit 0 success, 1 tool failure, " +
-      "2 usage error, 3 permission rejected."
+      "2 usage error, 3 permission rejected. On a terminal, permission asks and the question tool's " +
+      "questions are put to you there."
   ),
   Command.withExamples([
     { command: `agent-tools call read '{"filePath":"README.md"}'`, description: "Read a file of the current directory" },

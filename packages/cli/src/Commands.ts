@@ -1,7 +1,7 @@
 /**
  * `agent-tools tools`, `explain` and `spill list|cleanup`.
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Stdio, type Terminal } from "effect"
 import { Argument, Command } from "effect/cli"
 import { SpillStorage, type Tool, ToolRegistry } from "@agent-tools/core"
 import { Explain, NodeAgentTools } from "@agent-tools/node"
@@ -9,6 +9,7 @@ import * as Exit from "./Exit.ts"
 import * as Flags from "./Flags.ts"
 import * as Input from "./Input.ts"
 import * as Output from "./Output.ts"
+import * as Questions from "./Questions.ts"
 
 // ---------------------------------------------------------------------------------------------
 // tools
@@ -38,15 +39,22 @@ export const tools = Command.make(
     json: Flags.json("Print [{name, description, inputSchema, annotations}] as JSON")
   },
   Effect.fn("Cli.tools")(function*(flags) {
+    // The tools a `call` from this terminal would have: question only when stdin is a terminal.
+    const tty = yield* (yield* Stdio.Stdio).stdinIsTerminal
+    const questions = Questions.layer(tty, yield* Effect.context<Terminal.Terminal | Stdio.Stdio>())
     const list = yield* Effect.gen(function*() {
       const registry = yield* ToolRegistry.ToolRegistry
       return yield* registry.tools()
-    }).pipe(Effect.provide(Flags.agentLayer(flags, { analysisWorker: false })), Effect.mapError(Exit.classify))
+    }).pipe(Effect.provide(Flags.agentLayer(flags, { analysisWorker: false, services: questions })), Effect.mapError(Exit.classify))
     if (flags.json) return yield* Output.line(JSON.stringify(list.map(toolJson), null, 2))
     if (list.length === 0) return yield* Output.line("No tools are available.")
     for (const tool of list) yield* Output.line(`${signature(tool)}\n    ${firstLine(tool.description)}`)
   })
-).pipe(Command.withDescription("List the tools of the workspace, with their descriptions and JSON Schemas (--json)"))
+).pipe(Command.withDescription(
+  "List the tools of the workspace, with their descriptions and JSON Schemas (--json): the tools a call from " +
+    "here can use (question only when stdin is a terminal; task needs a sub-agent runner, which the CLI has not; " +
+    "batch when experimental.batch_tool is set)"
+))
 
 // ---------------------------------------------------------------------------------------------
 // explain

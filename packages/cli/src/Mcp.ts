@@ -17,16 +17,22 @@ export const command = Command.make(
   },
   Effect.fn("Cli.mcp")(function*(flags) {
     // Loaded on demand: the MCP SDK is only needed by this command.
-    const { McpServer } = yield* Effect.promise(() => import("@agent-tools/mcp"))
+    const { ClientServices, McpServer } = yield* Effect.promise(() => import("@agent-tools/mcp"))
+    // The client's user answers the question tool, its model runs the task tool's sub-agents.
+    const client = ClientServices.make()
     // The server answers asks itself (elicitation, else --yes): Permission must wait for its replies.
-    yield* McpServer.serveStdioWith(Flags.agentLayer(flags, { unattended: "wait" }), { yes: flags.yes, version: VERSION }).pipe(
-      Effect.mapError(Exit.classify)
-    )
+    yield* McpServer.serveStdioWith(Flags.agentLayer(flags, { unattended: "wait", services: client.layer }), {
+      yes: flags.yes,
+      version: VERSION,
+      client
+    }).pipe(Effect.mapError(Exit.classify))
   })
 ).pipe(
   Command.withDescription(
     "Serve the workspace's tools over MCP on stdio until the client closes stdin. Permission asks go " +
-      "to the client as elicitations when it supports them, else follow the config and --yes. A message " +
+      "to the client as elicitations when it supports them, else follow the config and --yes. The question " +
+      "tool is listed to clients that support elicitation, the task tool (a sub-agent on the client's model) " +
+      "to clients that offer sampling. A message " +
       "over the size limit (10 MiB) gets its own error; the server keeps serving the others."
   )
 )

@@ -106,6 +106,14 @@ export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metad
    * passes without a prompt. A tool without it asks at run time through `ctx.ask`.
    */
   readonly requests?: ((args: z.output<P>, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
+  /**
+   * Why the tool cannot be offered right now (no one to answer a question, no sub-agent runner,
+   * a flag off), or undefined when it can. Checked each time the tools are listed or called, so a
+   * tool can come and go with what the runtime's client supports.
+   */
+  readonly unavailable?: Effect.Effect<string | undefined> | undefined
+  /** Callable, but never offered to a model: the target that adapters route unusable calls to. */
+  readonly hidden?: boolean | undefined
 }
 
 export interface Definition<Id extends string = string, P extends z.ZodType = z.ZodType, R = never> {
@@ -135,6 +143,10 @@ export interface Built {
    * requests pass without asking again).
    */
   readonly authorize: (args: unknown, ctx: Context) => Effect.Effect<Context, ExecuteError>
+  /** Why the tool cannot be offered now; undefined when it can (see `Def.unavailable`). */
+  readonly unavailable: Effect.Effect<string | undefined>
+  /** Callable but never listed for a model. */
+  readonly hidden: boolean
 }
 
 /**
@@ -220,6 +232,8 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
     annotations: def.annotations ?? {},
     truncation: def.truncation,
     ownAbort: def.ownAbort === true,
+    unavailable: def.unavailable ?? Effect.undefined,
+    hidden: def.hidden ?? false,
     validate,
     run,
     requests,

@@ -98,6 +98,17 @@ export class ToolRegistry extends Context.Service<ToolRegistry, {
   readonly addHooks: (hooks: Hooks.Hooks) => Effect.Effect<void>
 }>()("@agent-tools/core/ToolRegistry") {}
 
+/**
+ * How a tool calls other tools of the registry it is built into (batch, invalid). Provided by the
+ * registry while it builds its tools, bound to the finished registry, so a call made through it
+ * takes the whole pipeline (validation, permissions, hooks, truncation, events).
+ */
+export class Dispatcher extends Context.Service<Dispatcher, {
+  readonly execute: (id: string, args: unknown, ctx: Tool.Context) => Effect.Effect<Tool.Result, ExecuteError>
+  /** The tools offered to the agent (as `ToolRegistry.tools`). */
+  readonly tools: (query?: ToolsQuery) => Effect.Effect<ReadonlyArray<Tool.Built>>
+}>()("@agent-tools/core/ToolRegistry/Dispatcher") {}
+
 /** opencode's rule: GPT models (not gpt-4, not oss) edit with apply_patch. */
 export const prefersPatch = (model: string): boolean =>
   model.includes("gpt-") && !model.includes("oss") && !model.includes("gpt-4")
@@ -128,15 +139,22 @@ export const make = Effect.fnUntraced(function*<R>(
   // Custom tool directories and plugins resolve against the workspace root.
   const root = (yield* Workspace.Workspace).root
 
+  // Bound to the finished registry below; tools only call through it at run time.
+  let self: ToolRegistry["Service"] | undefined
+  const dispatcher = Dispatcher.of({
+    execute: (id, args, ctx) => Effect.suspend(() => self!.execute(id, args, ctx)),
+    tools: (query) => Effect.suspend(() => self!.tools(query))
+  })
+
   const tools = new Map<string, Tool.Built>()
   for (const definition of definitions) {
-    const built = yield* Tool.build(definition)
+    const built = yield* Tool.build(definition).pipe(Effect.provideService(Dispatcher, dispatcher))
     tools.set(built.id, built)
   }
   const builtinIds = new Set(tools.keys())
 
   // Custom tools and plugins: built with the registry's own services; failures become diagnostics.
-  const services = yield* Effect.context<Requirements>()
+  const services = Context.add(yield* Effect.context<Requirements>(), Dispatcher, dispatcher)
   const loaded = yield* ToolLoader.loadDirectories(options.directories ?? [], root).pipe(
     Effect.zip(ToolLoader.loadPlugins(options.plugins ?? [], root))
   )
@@ -172,7 +190,8 @@ export const make = Effect.fnUntraced(function*<R>(
   const rulesOf = (agent: string | undefined): Permission.Ruleset =>
     agent === undefined ? permission.rules : [...permission.rules, ...(options.agents?.[agent] ?? [])]
 
-  const available = (query: ToolsQuery = {}): ReadonlyArray<Tool.Built> => {
+  // What the rules and the config allow; availability that can change at run time is checked after.
+  const permitted = (query: ToolsQuery = {}): ReadonlyArray<Tool.Built> => {
     const denied = PermissionRules.disabled([...tools.keys()], rulesOf(query.agent))
     let list = [...tools.values()].filter((t) => !disabledIds.has(t.id) && !denied.has(t.id))
     if (query.model !== undefined && list.some((t) => t.id === "apply_patch") && list.some((t) => EDIT_FAMILY.has(t.id))) {
@@ -182,17 +201,25 @@ export const make = Effect.fnUntraced(function*<R>(
     return list
   }
 
+  const available = (query: ToolsQuery = {}): Effect.Effect<ReadonlyArray<Tool.Built>> =>
+    Effect.filter(permitted(query).filter((t) => !t.hidden), (t) => Effect.map(t.unavailable, (why) => why === undefined))
+
   // The truncation hint depends only on the agent's static rules and the tool set: cache it.
   const hints = new Map<string, Truncate.HintContext>()
-  const hintFor = (agent: string): Truncate.HintContext => {
+  const hintFor = (agent: string): Effect.Effect<Truncate.HintContext> => {
     let hint = hints.get(agent)
     if (hint === undefined) {
-      const ids = new Set(available({ agent }).map((t) => t.id))
+      const ids = new Set(permitted({ agent }).map((t) => t.id))
       const task = ids.has("task") && PermissionRules.evaluate("task", "*", rulesOf(agent)).action !== "deny"
       hint = { task, read: ids.has("read"), grep: ids.has("grep") }
       hints.set(agent, hint)
     }
-    return hint
+    const cached = hint
+    // Whether a sub-agent can run may change with the client: checked on every call.
+    const task = tools.get("task")
+    return !cached.task || task === undefined
+      ? Effect.succeed(cached)
+      : Effect.map(task.unavailable, (why) => why === undefined ? cached : { ...cached, task: false })
   }
 
   const skip = new Set(options.truncation?.skip ?? [])
@@ -205,14 +232,17 @@ export const make = Effect.fnUntraced(function*<R>(
         )
         : Effect.succeed(result)
     }
-    return Tool.finalize(tool, result, ctx, hintFor(ctx.agent)).pipe(Effect.provideService(Truncate.Truncate, truncate))
+    return hintFor(ctx.agent).pipe(
+      Effect.flatMap((hint) => Tool.finalize(tool, result, ctx, hint)),
+      Effect.provideService(Truncate.Truncate, truncate)
+    )
   }
 
   const lookup = (id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
     // Models often capitalise tool names: accept a case-insensitive match when it is unique.
     const tool = tools.get(id) ?? [...tools.values()].find((t) => t.id.toLowerCase() === id.toLowerCase())
     if (tool === undefined) {
-      return Effect.fail(new UnknownToolError({ tool: id, available: available({ agent }).map((t) => t.id) }))
+      return Effect.flatMap(available({ agent }), (list) => Effect.fail(new UnknownToolError({ tool: id, available: list.map((t) => t.id) })))
     }
     if (disabledIds.has(tool.id)) {
       return Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "it is disabled in the configuration" }))
@@ -220,7 +250,8 @@ export const make = Effect.fnUntraced(function*<R>(
     if (PermissionRules.disabled([tool.id], rulesOf(agent)).has(tool.id)) {
       return Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "a permission rule denies it" }))
     }
-    return Effect.succeed(tool)
+    return Effect.flatMap(tool.unavailable, (reason) =>
+      reason === undefined ? Effect.succeed(tool) : Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason })))
   }
 
   const abortable = <A, E>(effect: Effect.Effect<A, E>, tool: string, signal: AbortSignal) =>
@@ -282,7 +313,7 @@ export const make = Effect.fnUntraced(function*<R>(
     )
   })
 
-  return ToolRegistry.of({
+  self = ToolRegistry.of({
     register: Effect.fn("ToolRegistry.register")(function*(tool: Tool.Built) {
       tools.set(tool.id, tool)
       hints.clear()
@@ -294,7 +325,7 @@ export const make = Effect.fnUntraced(function*<R>(
     ids: Effect.sync(() => [...tools.keys()]),
     get: (id) => Effect.sync(() => Option.fromUndefinedOr(tools.get(id))),
     tools: Effect.fn("ToolRegistry.tools")(function*(query?: ToolsQuery) {
-      return available(query)
+      return yield* available(query)
     }),
     execute,
     diagnostics: Effect.sync(() => [...diagnostics]),
@@ -302,10 +333,11 @@ export const make = Effect.fnUntraced(function*<R>(
       hooks.push(added)
     })
   })
+  return self
 })
 
 /** The registry as a layer. */
 export const layer = <R>(
   definitions: ReadonlyArray<Tool.Definition<string, any, R>>,
   options: Options = {}
-): Layer.Layer<ToolRegistry, never, R | Requirements> => Layer.effect(ToolRegistry, make(definitions, options))
+): Layer.Layer<ToolRegistry, never, Exclude<R, Dispatcher> | Requirements> => Layer.effect(ToolRegistry, make(definitions, options))

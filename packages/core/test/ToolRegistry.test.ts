@@ -89,7 +89,7 @@ const named = (id: string) =>
   Tool.define(id, { description: id, parameters: z.object({}), execute: () => Effect.succeed({ title: id, output: id, metadata: {} }) })
 
 const registryLayer = (
-  definitions: ReadonlyArray<Tool.Definition<string, any, never>>,
+  definitions: ReadonlyArray<Tool.Definition<string, any, ToolRegistry.Dispatcher>>,
   options: ToolRegistry.Options = {},
   rules: Permission.Ruleset = Testing.allowAll
 ) =>
@@ -208,6 +208,68 @@ describe("ToolRegistry.tools filtering", () => {
       disabled: ["bash", "task"],
       agents: { explore: [{ permission: "edit", pattern: "*", action: "deny" }] }
     }))))
+})
+
+describe("ToolRegistry availability, hidden tools and the Dispatcher", () => {
+  let ready = false
+  const Flaky = Tool.define("flaky", {
+    description: "Offered only once ready",
+    parameters: z.object({}),
+    unavailable: Effect.sync(() => ready ? undefined : "it is not ready"),
+    execute: () => Effect.succeed({ title: "flaky", output: "ran", metadata: {} })
+  })
+  const Hidden = Tool.define("hidden", {
+    description: "Callable, never listed",
+    parameters: z.object({}),
+    hidden: true,
+    execute: () => Effect.succeed({ title: "hidden", output: "hidden ran", metadata: {} })
+  })
+  // Calls another tool of its own registry, through the whole pipeline.
+  const Twice = Tool.define(
+    "twice",
+    Effect.gen(function*() {
+      const dispatcher = yield* ToolRegistry.Dispatcher
+      const parameters = z.object({ text: z.string() })
+      return {
+        description: "Echoes twice through the registry",
+        parameters,
+        execute: (args: z.output<typeof parameters>, ctx: Tool.Context) =>
+          Effect.gen(function*() {
+            const one = yield* dispatcher.execute("echo", { text: args.text }, ctx)
+            const listed = (yield* dispatcher.tools()).map((t) => t.id)
+            return { title: "twice", output: `${one.output}${one.output}`, metadata: { listed, inner: one.metadata } }
+          }).pipe(Effect.mapError((e) => new Tool.ToolError({ tool: "twice", message: e.message })))
+      } satisfies Tool.Def<typeof parameters>
+    })
+  )
+
+  it.effect("an unavailable tool is not listed and a call names why; it comes back when available", () =>
+    Effect.gen(function*() {
+      ready = false
+      const registry = yield* ToolRegistry.ToolRegistry
+      const ids = Effect.map(registry.tools(), (ts) => ts.map((t) => t.id))
+      assert.deepStrictEqual(yield* ids, ["echo", "twice"])
+      const error = yield* Effect.flip(registry.execute("flaky", {}, yield* context()))
+      assert.strictEqual(error.message, `The flaky tool is not available to agent "build": it is not ready.`)
+      const unknown = yield* Effect.flip(registry.execute("nope", {}, yield* context()))
+      assert.strictEqual(unknown.message, `Unknown tool "nope". Available tools: echo, twice.`)
+      ready = true
+      assert.deepStrictEqual(yield* ids, ["echo", "flaky", "twice"])
+      assert.strictEqual((yield* registry.execute("flaky", {}, yield* context())).output, "ran")
+      assert.strictEqual((yield* registry.execute("hidden", {}, yield* context())).output, "hidden ran")
+    }).pipe(Effect.provide(registryLayer([Echo, Flaky, Hidden, Twice]))))
+
+  it.effect("a tool calls its registry through the Dispatcher: the inner call is truncated by the pipeline", () =>
+    Effect.gen(function*() {
+      ready = false
+      truncateCalls.length = 0
+      const registry = yield* ToolRegistry.ToolRegistry
+      const result = yield* registry.execute("twice", { text: "a long enough text" }, yield* context())
+      // The inner echo was cut at 10 characters by the pipeline, then the outer result too.
+      assert.deepStrictEqual(result.metadata.inner, { truncated: true, outputPath: "/spill/tool_1" })
+      assert.deepStrictEqual(result.metadata.listed, ["echo", "twice"])
+      assert.deepStrictEqual(truncateCalls.map((o) => o?.tool), ["echo", "twice"])
+    }).pipe(Effect.provide(registryLayer([Echo, Flaky, Hidden, Twice]))))
 })
 
 describe("ToolRegistry truncation", () => {

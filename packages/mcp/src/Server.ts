@@ -29,6 +29,7 @@ import {
   type ServerRequest,
   type Tool as McpTool
 } from "@modelcontextprotocol/sdk/types.js"
+import type * as ClientServices from "./ClientServices.ts"
 import * as Elicitation from "./Elicitation.ts"
 import * as Mapping from "./Mapping.ts"
 import * as Responder from "./Responder.ts"
@@ -59,6 +60,11 @@ export interface Options {
    * its own error and the server keeps serving the others.
    */
   readonly maxMessageBytes?: number | undefined
+  /**
+   * The client services in the registry's layer (`ClientServices.make()`): the server attaches
+   * itself so that question asks the client's user and task runs on the client's model.
+   */
+  readonly client?: ClientServices.Client | undefined
 }
 
 export class McpServerError extends Schema.TaggedError<McpServerError>()("McpServerError", {
@@ -95,6 +101,8 @@ export const make = Effect.fn("McpServer.make")(function*(options: Options = {})
 
   // callID → the MCP request it serves, so an elicitation is sent as part of that request.
   const calls = new Map<string, RequestId>()
+  // Calls made inside a call (a batch's, a sub-agent's) have ids `<callID>/…`.
+  const requestOf = (callID: string) => calls.get(callID) ?? calls.get(callID.split("/")[0]!)
   let callCounter = 0
   const warned = new Set<string>()
 
@@ -183,7 +191,7 @@ export const make = Effect.fn("McpServer.make")(function*(options: Options = {})
     elicit: (request) =>
       Effect.tryPromise({
         try: (signal) => {
-          const related = request.tool === undefined ? undefined : calls.get(request.tool.callID)
+          const related = request.tool === undefined ? undefined : requestOf(request.tool.callID)
           return server.elicitInput(
             Elicitation.params(request),
             related === undefined
@@ -196,6 +204,20 @@ export const make = Effect.fn("McpServer.make")(function*(options: Options = {})
       })
   }
   yield* Responder.run({ sessionID, elicitor, yes: options.yes ?? false, interval: options.pollInterval })
+
+  const permission = yield* Permission.Permission
+  options.client?.connection.attach({
+    server,
+    registry,
+    agent,
+    model: options.model,
+    context: (o) =>
+      Tool.makeContext({ sessionID, callID: o.callID, agent, tool: o.tool, abort: o.abort }).pipe(
+        Effect.provideService(Permission.Permission, permission)
+      ),
+    requestOf,
+    elicitationTimeout
+  })
   return server
 })
 

@@ -5,13 +5,19 @@
  * ```ts
  * import { McpServer } from "@agent-tools/mcp"
  * // Permission must wait for replies (unattended "wait"): the server answers asks itself.
- * McpServer.serveStdioWith(NodeLayer.layer({ cwd, config }), { yes, version }).pipe(NodeRuntime.runMain)
+ * // The client's user answers the question tool and its model runs the task tool's sub-agents.
+ * const client = ClientServices.make()
+ * McpServer.serveStdioWith(NodeLayer.layer({ cwd, config, services: client.layer }), { yes, version, client })
+ *   .pipe(NodeRuntime.runMain)
  * ```
  */
+export * as ClientServices from "./ClientServices.ts"
 export * as Elicitation from "./Elicitation.ts"
 export * as Mapping from "./Mapping.ts"
 export * as McpClient from "./McpClient.ts"
 export * as McpServer from "./Server.ts"
+export * as QuestionForm from "./QuestionForm.ts"
+export * as Sampling from "./Sampling.ts"
 export * as Responder from "./Responder.ts"
 export * as Stdio from "./Stdio.ts"
 export * as StdioTransport from "./StdioTransport.ts"

@@ -9,6 +9,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import {
   type CallToolResult,
+  type CreateMessageRequestParams,
+  CreateMessageRequestSchema,
+  type CreateMessageResult,
+  type CreateMessageResultWithTools,
   type ElicitRequestParams,
   ElicitRequestSchema,
   type ElicitResult
@@ -46,6 +50,10 @@ export const makeWorkspace = Effect.fn("test.makeWorkspace")(function*(files: Re
 
 export type ElicitHandler = (params: ElicitRequestParams, signal: AbortSignal) => ElicitResult | Promise<ElicitResult>
 
+export type SampleHandler = (
+  params: CreateMessageRequestParams
+) => CreateMessageResult | CreateMessageResultWithTools | Promise<CreateMessageResult | CreateMessageResultWithTools>
+
 export interface Connection {
   readonly client: Client
   readonly root: string
@@ -57,6 +65,10 @@ export interface Connection {
   readonly elicitations: ReadonlyArray<ElicitRequestParams>
   /** Sets how the client answers elicitations (when it declared the capability). */
   readonly onElicit: (handler: ElicitHandler) => void
+  /** Sampling requests received, oldest first (a deep copy of each). */
+  readonly samplings: ReadonlyArray<CreateMessageRequestParams>
+  /** Sets how the client answers sampling requests (when it declared the capability). */
+  readonly onSample: (handler: SampleHandler) => void
   readonly call: (name: string, args?: Record<string, unknown>) => Effect.Effect<CallToolResult>
 }
 
@@ -68,6 +80,8 @@ export const connect = Effect.fn("test.connect")(function*(options: {
   readonly server?: ServerOptions | undefined
   /** Declare form elicitation (default true). */
   readonly elicitation?: boolean | undefined
+  /** Declare sampling (`"tools"`: with tools) (default false). */
+  readonly sampling?: boolean | "tools" | undefined
 }): Effect.fn.Return<Connection, never, Scope.Scope> {
   let stderr = ""
   const elicitations: Array<ElicitRequestParams> = []
@@ -85,10 +99,24 @@ export const connect = Effect.fn("test.connect")(function*(options: {
     for (const wake of waiters.splice(0)) wake()
   })
   const elicitation = options.elicitation ?? true
+  const sampling = options.sampling ?? false
+  const samplings: Array<CreateMessageRequestParams> = []
+  let sampler: SampleHandler = () => ({ role: "assistant", model: "none", content: { type: "text", text: "" } })
   const client = new Client(
     { name: "agent-tools-test", version: "0.0.0" },
-    elicitation ? { capabilities: { elicitation: { form: {} } } } : {}
+    {
+      capabilities: {
+        ...(elicitation ? { elicitation: { form: {} } } : {}),
+        ...(sampling === false ? {} : { sampling: sampling === "tools" ? { tools: {} } : {} })
+      }
+    }
   )
+  if (sampling !== false) {
+    client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+      samplings.push(structuredClone(request.params))
+      return sampler(request.params)
+    })
+  }
   if (elicitation) {
     client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
       elicitations.push(request.params)
@@ -113,6 +141,10 @@ export const connect = Effect.fn("test.connect")(function*(options: {
     elicitations,
     onElicit: (h) => {
       handler = h
+    },
+    samplings,
+    onSample: (h) => {
+      sampler = h
     },
     call
   }

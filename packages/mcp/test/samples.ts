@@ -12,7 +12,8 @@ export interface Sample {
 
 export const WORKSPACE_FILES: Record<string, string> = {
   "a.txt": "hello\nworld\n",
-  "src/util.ts": "export const answer = 42\n"
+  "src/util.ts": "export const answer = 42\n",
+  ".agent-tools/skills/demo/SKILL.md": "---\nname: demo\ndescription: A demo skill\n---\nThe demo instructions.\n"
 }
 
 export const samples = (webfetchUrl: string): ReadonlyArray<readonly [string, Sample]> => [
@@ -32,5 +33,6 @@ export const samples = (webfetchUrl: string): ReadonlyArray<readonly [string, Sa
   ["todoread", { args: {}, expect: "ship the MCP server" }],
   ["batch", { args: { tool_calls: [{ tool: "read", parameters: { filePath: "a.txt" } }] }, expect: "hello" }],
   ["question", { args: { questions: [{ question: "Proceed?", header: "Proceed", options: [] }] }, outcome: "any" }],
-  ["task", { args: { description: "Explore", prompt: "List files", subagent_type: "general" }, outcome: "any" }]
+  ["task", { args: { description: "Explore", prompt: "List files", subagent_type: "general" }, outcome: "any" }],
+  ["skill", { args: { name: "demo" }, expect: "The demo instructions." }]
 ]

@@ -87,6 +87,19 @@ const ApplyPatchConfig = z.strictObject({
   )
 }).describe("How the apply_patch tool applies a patch.")
 
+const SkillsConfig = z.strictObject({
+  directories: z.array(z.string().min(1)).optional().describe(
+    "Directories searched for skills (folders holding a SKILL.md with a name and a description in its front matter), " +
+      "relative to the workspace root; ~ is the home directory. Default: .agent-tools/skills, .agents/skills, .claude/skills."
+  )
+}).describe("Where the skill tool finds skills.")
+
+const ExperimentalConfig = z.strictObject({
+  batch_tool: z.boolean().optional().describe(
+    "Offer the batch tool, which runs up to 25 independent calls concurrently (default false)."
+  )
+}).describe("Features that may change.")
+
 /** The config file's schema. */
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors."),
@@ -95,7 +108,9 @@ export const ConfigSchema = z.strictObject({
   spill: SpillConfig.optional(),
   tools: ToolsConfig.optional(),
   sandbox: SandboxConfig.optional(),
-  apply_patch: ApplyPatchConfig.optional()
+  apply_patch: ApplyPatchConfig.optional(),
+  skills: SkillsConfig.optional(),
+  experimental: ExperimentalConfig.optional()
 }).meta({ title: "agent-tools configuration", description: "The agent-tools.json file of a workspace." })
 
 export type AgentConfig = z.output<typeof ConfigSchema>

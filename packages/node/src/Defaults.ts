@@ -5,8 +5,9 @@ import type { PermissionRules } from "@agent-tools/core"
 
 /**
  * Permission defaults, evaluated before the config's rules (the last matching rule wins, so any
- * config key overrides them). Looking is free, changing asks: read/grep/glob/list and the todo
- * list are allowed, except `.env` files; edits, shell commands, paths outside the workspace and
+ * config key overrides them). Looking is free, changing asks: read/grep/glob/list, the todo
+ * list and loading skills are allowed, except `.env` files; a sub-agent (task) is allowed because
+ * each of its own calls is checked; edits, shell commands, paths outside the workspace and
  * anything unknown ask. Spill files stay readable without a prompt: Workspace treats this
  * workspace's spill directory as readable (never writable); other workspaces' spills are outside.
  */
@@ -18,6 +19,8 @@ export const permission: PermissionRules.Config = {
   list: "allow",
   todoread: "allow",
   todowrite: "allow",
+  skill: "allow",
+  task: "allow",
   edit: "ask",
   bash: "ask",
   external_directory: "ask"

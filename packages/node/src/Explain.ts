@@ -57,7 +57,7 @@ const findTool = Effect.fnUntraced(function*(id: string, agent: string) {
   return tool.value
 })
 
-export type ExplainError = ToolRegistry.UnknownToolError | Tool.CallError
+export type ExplainError = ToolRegistry.UnknownToolError | ToolRegistry.ToolUnavailableError | Tool.CallError
 
 type Requirements = ToolRegistry.ToolRegistry | Permission.Permission
 
@@ -89,6 +89,9 @@ export const explain: (
     const d = yield* permission.evaluate(PermissionRules.permissionOf(tool.id), "*")
     return { tool: tool.id, action: "deny", source: "rule", decisions: [decisionOf(d)] } satisfies Report
   }
+  // A tool that cannot be offered here (no responder, no runner, a flag off) fails the call alike.
+  const unavailable = yield* tool.unavailable
+  if (unavailable !== undefined) return yield* new ToolRegistry.ToolUnavailableError({ tool: tool.id, agent, reason: unavailable })
   const valid = yield* tool.validate(args)
   if (tool.requests === undefined) return { tool: tool.id, action: "allow", source: "none", decisions: [] } satisfies Report
   // The context's ask is never called: `requests` only computes what the call would ask.

@@ -13,14 +13,17 @@ import {
   ModuleLoader,
   Permission,
   PermissionRules,
+  QuestionResponder,
   Ripgrep,
   SpillStorage,
+  SubagentRunner,
+  TodoStore,
   Tool,
   ToolRegistry,
   Truncate,
   Workspace
 } from "@agent-tools/core"
-import { ApplyPatchConfig, Bash, builtins } from "@agent-tools/tools"
+import { ApplyPatchConfig, Bash, BatchConfig, builtins, Skills } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
 import * as AnalysisWorker from "./AnalysisWorker.ts"
 import * as Bubblewrap from "./Bubblewrap.ts"
@@ -84,6 +87,8 @@ export interface Settings {
   readonly platform: string
   /** The sandbox config, extra paths absolute. */
   readonly sandbox: Bubblewrap.Options
+  /** Where the skill tool looks for skills (absolute). */
+  readonly skillDirectories: ReadonlyArray<string>
 }
 
 export class NodeSettings extends Context.Service<NodeSettings, Settings>()("@agent-tools/node/Settings") {}
@@ -100,6 +105,9 @@ export type Services =
   | ModuleLoader.ModuleLoader
   | Ripgrep.Ripgrep
   | Bash.BashParser
+  | TodoStore.TodoStore
+  | QuestionResponder.QuestionResponder
+  | SubagentRunner.SubagentRunner
   | NodeSettings
 
 export type LayerError = AgentConfig.ConfigError | Workspace.WorkspaceRootError | Ripgrep.RipgrepNotFoundError
@@ -139,7 +147,8 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     retentionDays: config.spill?.retentionDays,
     spillMaxBytes: config.spill?.maxBytes,
     platform,
-    sandbox
+    sandbox,
+    skillDirectories: absolute(config.skills?.directories ?? Skills.DEFAULT_DIRECTORIES)!
   } satisfies Settings
 })
 
@@ -171,7 +180,12 @@ export const layerFromSettings = (
     Events.layer(),
     ModuleLoader.layer(),
     FileTime.layer(options.fileTime),
-    Layer.succeed(NodeSettings, s)
+    Layer.succeed(NodeSettings, s),
+    // Replaceable through `services`: a persistent todo store, the host's question responder and
+    // sub-agent runner (without them, question and task are not offered).
+    TodoStore.layerMemory,
+    QuestionResponder.layerNone,
+    SubagentRunner.layerNone
   ).pipe(Layer.merge(user))
   const core = Layer.mergeAll(
     Truncate.layer(s.config.truncation),
@@ -186,7 +200,9 @@ export const layerFromSettings = (
     options.analysisWorker === false ? Layer.empty : AnalysisWorker.layer,
     // Every bash call in a bubblewrap sandbox where it can run (probed once; warns when not).
     Bubblewrap.layer(s.sandbox),
-    Layer.succeed(ApplyPatchConfig, { mode: s.config.apply_patch?.mode ?? "atomic" })
+    Layer.succeed(ApplyPatchConfig, { mode: s.config.apply_patch?.mode ?? "atomic" }),
+    Layer.succeed(BatchConfig, { enabled: s.config.experimental?.batch_tool === true }),
+    Layer.succeed(Skills.SkillConfig, { directories: s.skillDirectories })
   ).pipe(Layer.provideMerge(base))
   const services = Layer.merge(core, user)
   // Built-in tools are typed with open requirements; this layer provides everything listed above.

@@ -60,10 +60,31 @@ describe("AgentConfig.decode", () => {
       ])
     }))
 
+  it.effect("skills.directories and experimental.batch_tool: bad values name the key", () =>
+    Effect.gen(function*() {
+      const ok = { skills: { directories: ["~/.claude/skills", "team/skills"] }, experimental: { batch_tool: true } }
+      assert.deepStrictEqual(yield* AgentConfig.decode(ok), ok)
+      assert.deepStrictEqual(yield* problemsOf({ skills: { directories: "skills" } }), [
+        `skills.directories: expected an array, got "skills"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ skills: { directories: [""] } }), [
+        `skills.directories[0]: expected a non-empty string, got ""`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ skills: { paths: [] } }), [
+        "skills.paths: unknown key (expected one of directories)"
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ experimental: { batch_tool: "yes" } }), [
+        `experimental.batch_tool: expected true or false, got "yes"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ experimental: { batch: true } }), [
+        "experimental.batch: unknown key (expected one of batch_tool)"
+      ])
+    }))
+
   it.effect("rejects unknown keys at every level, listing the known ones", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* problemsOf({ permissions: {} }), [
-        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch)"
+        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { lines: 10 } }), [
         "truncation.lines: unknown key (expected one of maxLines, maxBytes, direction, tools)"
@@ -97,7 +118,7 @@ describe("AgentConfig.decode", () => {
       assert.strictEqual(
         error.message,
         `/ws/agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"\n` +
-          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch)"
+          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental)"
       )
       const json = yield* Effect.flip(AgentConfig.decodeText(`{"truncation": }`, "/ws/agent-tools.json"))
       assert.match(json.message, /^\/ws\/agent-tools\.json: invalid JSON: /)
@@ -149,7 +170,7 @@ describe("agent-tools.schema.json", () => {
 
   it("is a closed object schema with the contract's keys", () => {
     const schema = JSON.parse(readFileSync(file, "utf8")) as { properties: Record<string, unknown>; additionalProperties: boolean }
-    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch"])
+    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch", "skills", "experimental"])
     assert.isFalse(schema.additionalProperties)
   })
 })

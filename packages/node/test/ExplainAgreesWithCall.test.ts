@@ -92,7 +92,18 @@ const cases = (d: Dirs): ReadonlyArray<Case> => [
   { tool: "bash", args: { command: "cat secret/x.txt", description: "d" }, expect: "ask" },
   { tool: "bash", args: { command: "echo hi > secret/x.txt", description: "d" }, expect: "deny" },
   { tool: "bash", args: { command: "ls", workdir: d.out, description: "d" }, expect: "ask" },
-  { tool: "bash", args: { command: `cat ${d.spill}`, description: "d" }, expect: "ask" }
+  { tool: "bash", args: { command: `cat ${d.spill}`, description: "d" }, expect: "ask" },
+  // session and agent tools
+  { tool: "todowrite", args: { todos: [{ content: "t", status: "pending" }] }, expect: "allow" },
+  { tool: "todoread", args: {}, expect: "allow" },
+  { tool: "skill", args: { name: "docs" }, expect: "allow" },
+  { tool: "skill", args: { name: "asked" }, expect: "ask" },
+  { tool: "skill", args: { name: "missing" }, expect: "error" },
+  { tool: "invalid", args: { tool: "x", error: "y" }, expect: "allow" },
+  // Not offered here (no question responder, no sub-agent runner, batch off): both fail alike.
+  { tool: "question", args: { questions: [{ question: "q?", header: "h", options: [] }] }, expect: "error" },
+  { tool: "task", args: { description: "d", prompt: "p", subagent_type: "general" }, expect: "error" },
+  { tool: "batch", args: { tool_calls: [{ tool: "read", parameters: { filePath: "a.txt" } }] }, expect: "error" }
 ]
 
 const config = (d: Dirs) => ({
@@ -103,7 +114,8 @@ const config = (d: Dirs) => ({
     glob: { "*": "allow", "*.secret": "deny", "**/*.md": "ask" },
     list: { "*": "allow", [`${d.ws}/secret`]: "deny" },
     external_directory: { "*": "ask", [`${d.out}/denied/*`]: "deny", [`${d.out}/denied`]: "deny" },
-    bash: { "*": "ask", "git status": "allow", "ls": "allow", "rm *": "deny" }
+    bash: { "*": "ask", "git status": "allow", "ls": "allow", "rm *": "deny" },
+    skill: { "*": "allow", asked: "ask" }
   }
 })
 
@@ -120,6 +132,8 @@ const setUp = Effect.gen(function*() {
     "ws/sub/c.txt": "c\n",
     "ws/docs/r.md": "# r\n",
     "ws/free/keep.txt": "k\n",
+    "ws/.agent-tools/skills/docs/SKILL.md": "---\nname: docs\ndescription: Write docs\n---\nDocs.\n",
+    "ws/.agent-tools/skills/asked/SKILL.md": "---\nname: asked\ndescription: Asks first\n---\nAsked.\n",
     "out/o.txt": "o\n",
     "out/denied/d.txt": "d\n"
   }

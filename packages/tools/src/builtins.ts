@@ -1,9 +1,14 @@
 /**
  * The built-in tool definitions, in the order they are offered to the model
- * (the order of DESIGN.md's contract). A runtime builds
- * them all with `ToolRegistry.layer(builtins, options)`.
+ * (the order of DESIGN.md's contract, then skill and the hidden invalid). A runtime builds
+ * them all with `ToolRegistry.layer(builtins, options)`; question, task and batch are offered
+ * only where a responder, a sub-agent runner and the batch flag make them usable.
  */
 import type { Tool } from "@agent-tools/core"
+import { BatchTool } from "./agent/batch.ts"
+import { InvalidTool } from "./agent/invalid.ts"
+import { SkillTool } from "./agent/skill.ts"
+import { TaskTool } from "./agent/task.ts"
 import { BashTool } from "./bash/tool.ts"
 import { EditTool } from "./file/edit.ts"
 import { MultiEditTool } from "./file/multiedit.ts"
@@ -13,6 +18,8 @@ import { ApplyPatchTool } from "./patch/tool.ts"
 import { GlobTool } from "./search/glob.ts"
 import { GrepTool } from "./search/grep.ts"
 import { ListTool } from "./search/list.ts"
+import { QuestionTool } from "./session/question.ts"
+import { TodoReadTool, TodoWriteTool } from "./session/todo.ts"
 
 type RequirementsOf<T> = T extends Tool.Definition<string, any, infer R> ? R : never
 
@@ -27,6 +34,13 @@ export type Requirements = RequirementsOf<
   | typeof MultiEditTool
   | typeof WriteTool
   | typeof ApplyPatchTool
+  | typeof TodoWriteTool
+  | typeof TodoReadTool
+  | typeof QuestionTool
+  | typeof TaskTool
+  | typeof BatchTool
+  | typeof SkillTool
+  | typeof InvalidTool
 >
 
 export const builtins: ReadonlyArray<Tool.Definition<string, any, Requirements>> = [
@@ -38,5 +52,12 @@ export const builtins: ReadonlyArray<Tool.Definition<string, any, Requirements>>
   GrepTool,
   GlobTool,
   ListTool,
-  BashTool
+  BashTool,
+  TodoWriteTool,
+  TodoReadTool,
+  QuestionTool,
+  TaskTool,
+  BatchTool,
+  SkillTool,
+  InvalidTool
 ]

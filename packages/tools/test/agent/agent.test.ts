@@ -1,0 +1,317 @@
+/**
+ * task (through the scripted runner), batch (concurrent calls through the whole pipeline),
+ * invalid (where unusable calls go) and skill (discovered SKILL.md folders, filtered by permission).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Option } from "effect"
+import { InvalidCall, Permission, SubagentRunner, ToolRegistry } from "@agent-tools/core"
+import { ScriptedSubagent } from "@agent-tools/testing"
+import { allowAll, call, callError, context, offered, registry } from "./harness.ts"
+
+const agents = [
+  { name: "general", description: "General-purpose agent for multi-step tasks" },
+  { name: "explore", description: "Fast agent specialized for exploring codebases" }
+]
+
+const description = (id: string) =>
+  ToolRegistry.ToolRegistry.use((reg) => Effect.map(reg.get(id), (t) => Option.getOrThrow(t).description))
+
+describe("task", () => {
+  it.effect("is not offered without a runner", () =>
+    Effect.gen(function*() {
+      assert.notInclude(yield* offered, "task")
+      assert.strictEqual(
+        yield* callError("task", { description: "d", prompt: "p", subagent_type: "general" }),
+        `The task tool is not available to agent "build": ${SubagentRunner.NO_RUNNER}.`
+      )
+    }).pipe(Effect.provide(registry())))
+
+  it.effect("lists the agent types not denied, runs one, resumes it by task_id", () =>
+    Effect.gen(function*() {
+      assert.include(yield* offered, "task")
+      const text = yield* description("task")
+      assert.include(
+        text,
+        "Available agent types and the tools they have access to:\n- explore: Fast agent specialized for exploring codebases"
+      )
+      assert.notInclude(text, "general")
+      const first = yield* call("task", { description: "Find the parser", prompt: "Where is the parser?", subagent_type: "explore" })
+      assert.strictEqual(first.title, "Find the parser")
+      assert.strictEqual(
+        first.output,
+        "task_id: task_1 (for resuming to continue this task if needed)\n\n<task_result>\nIt is in src/parser.ts\n</task_result>"
+      )
+      assert.strictEqual(first.metadata.task_id, "task_1")
+      const again = yield* call("task", { description: "More", prompt: "And its tests?", subagent_type: "explore", task_id: "task_1" })
+      assert.include(again.output, "<task_result>\nAfter 1 earlier prompt(s): test/parser.test.ts\n</task_result>")
+      const runs = yield* (yield* ScriptedSubagent.Recorder).runs
+      assert.deepStrictEqual(runs.map((r) => [r.taskID, r.resumed, r.request.agent, r.request.prompt]), [
+        ["task_1", false, "explore", "Where is the parser?"],
+        ["task_1", true, "explore", "And its tests?"]
+      ])
+      assert.strictEqual(
+        yield* callError("task", { description: "d", prompt: "p", subagent_type: "general" }),
+        "Unknown agent type: general is not a valid agent type. Available agent types: explore"
+      )
+      assert.strictEqual(
+        yield* callError("task", { description: "d", prompt: "p" }),
+        "The task tool was called with invalid arguments:\n- subagent_type: Invalid input: expected string, received undefined\nPlease rewrite the input so it satisfies the expected schema."
+      )
+    }).pipe(Effect.provide(registry({
+      rules: [...allowAll, { permission: "task", pattern: "general", action: "deny" }],
+      runner: ScriptedSubagent.layer({
+        agents,
+        script: (_request, history) => history.length === 0 ? "It is in src/parser.ts" : `After ${history.length} earlier prompt(s): test/parser.test.ts`
+      })
+    }))))
+
+  it.effect("the sub-agent's answer is truncated like any output; a failing run names the agent", () =>
+    Effect.gen(function*() {
+      const long = yield* call("task", { description: "Dump", prompt: "p", subagent_type: "general" })
+      assert.isTrue(long.metadata.truncated)
+      assert.isString(long.metadata.outputPath)
+      assert.include(long.output, "lines truncated")
+      assert.strictEqual(
+        yield* callError("task", { description: "d", prompt: "p", subagent_type: "general" }),
+        "The general agent failed: the model is overloaded"
+      )
+    }).pipe(Effect.provide(registry({
+      truncation: { maxLines: 10 },
+      runner: ScriptedSubagent.layer({
+        agents,
+        script: [Array.from({ length: 50 }, (_, i) => `line ${i}`).join("\n"), { fail: "the model is overloaded" }]
+      })
+    }))))
+
+  it.effect("asks the task permission with the agent type", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(call("task", { description: "d", prompt: "p", subagent_type: "general" }))
+      assert.strictEqual(error._tag, "PermissionRejectedError")
+      assert.deepStrictEqual(error._tag === "PermissionRejectedError" ? [error.permission, error.patterns] : [], ["task", ["general"]])
+      assert.deepStrictEqual(yield* (yield* ScriptedSubagent.Recorder).runs, [])
+    }).pipe(Effect.provide(registry({
+      rules: [...allowAll, { permission: "task", pattern: "general", action: "ask" }],
+      runner: ScriptedSubagent.layer({ agents, script: ["never runs"] })
+    }))))
+})
+
+const files = { "a.txt": "alpha\n", "b.txt": "beta\n", "c.txt": "gamma\n" }
+const seen: Array<string> = []
+
+describe("batch", () => {
+  it.effect("is off unless enabled", () =>
+    Effect.gen(function*() {
+      assert.notInclude(yield* offered, "batch")
+      assert.strictEqual(
+        yield* callError("batch", { tool_calls: [{ tool: "read", parameters: { filePath: "a.txt" } }] }),
+        `The batch tool is not available to agent "build": it is experimental and off: set experimental.batch_tool to true in agent-tools.json to enable it.`
+      )
+    }).pipe(Effect.provide(registry({ files }))))
+
+  it.effect("runs the calls through the registry, results in order; a failure does not stop the others", () =>
+    Effect.gen(function*() {
+      assert.include(yield* offered, "batch")
+      const result = yield* call("batch", {
+        tool_calls: [
+          { tool: "read", parameters: { filePath: "a.txt" } },
+          { tool: "nope", parameters: {} },
+          { tool: "read", parameters: { filePath: "b.txt" } },
+          { tool: "batch", parameters: { tool_calls: [] } },
+          { tool: "read", parameters: {} },
+          { tool: "write", parameters: { filePath: "new.txt", content: "x" } },
+          { tool: "read", parameters: { filePath: "c.txt" } }
+        ]
+      })
+      assert.strictEqual(result.title, "Batch execution (3/7 successful)")
+      const blocks = result.output.split("\n\n<tool_result ")
+      assert.strictEqual(blocks[0], "Executed 3/7 tools successfully. 4 failed.")
+      assert.match(blocks[1]!, /^index="1" tool="read" status="success" title="\/ws\/a.txt">\n<path>\/ws\/a.txt<\/path>\n[\s\S]*1: alpha[\s\S]*<\/tool_result>$/)
+      assert.strictEqual(blocks[2], `index="2" tool="nope" status="error">\nError: Unknown tool "nope". Available tools: read, todowrite, todoread, batch, skill.\n</tool_result>`)
+      assert.match(blocks[3]!, /^index="3" tool="read" status="success" title="\/ws\/b.txt">\n[\s\S]*1: beta/)
+      assert.strictEqual(blocks[4], `index="4" tool="batch" status="error">\nError: Tool 'batch' is not allowed in batch. Disallowed tools: batch\n</tool_result>`)
+      assert.include(blocks[5]!, `index="5" tool="read" status="error">\nError: The read tool was called with invalid arguments:\n- filePath: Invalid input: expected string, received undefined`)
+      assert.strictEqual(blocks[6], `index="6" tool="write" status="error">\nError: The write tool is not available to agent "build": a permission rule denies it.\n</tool_result>`)
+      assert.match(blocks[7]!, /^index="7" tool="read" status="success" title="\/ws\/c.txt">\n[\s\S]*1: gamma/)
+      assert.deepStrictEqual(result.metadata.tools, ["read", "nope", "read", "batch", "read", "write", "read"])
+      assert.deepStrictEqual((result.metadata.details as Array<{ success: boolean }>).map((d) => d.success), [true, false, true, false, false, false, true])
+    }).pipe(Effect.provide(registry({ files, batch: true, rules: [...allowAll, { permission: "edit", pattern: "*", action: "deny" }] }))))
+
+  it.effect("more than 25 calls: the rest are refused; each call shares the output budget", () =>
+    Effect.gen(function*() {
+      const result = yield* call("batch", {
+        tool_calls: Array.from({ length: 27 }, () => ({ tool: "read", parameters: { filePath: "big.txt" } }))
+      })
+      assert.strictEqual(result.title, "Batch execution (25/27 successful)")
+      assert.include(result.output, `index="26" tool="read" status="error">\nError: Maximum of 25 tools allowed in batch\n</tool_result>`)
+      assert.include(result.output, `index="27" tool="read" status="error">\nError: Maximum of 25 tools allowed in batch`)
+      // 25 reads of a 1000-line file within 2000 lines: each read got its share, the whole fits,
+      // and each cut read names the spill file that has the page it returned.
+      assert.isFalse(result.metadata.truncated)
+      assert.isAtMost(result.output.split("\n").length, 2000)
+      const details = result.metadata.details as Array<{ metadata?: { truncated?: boolean; outputPath?: string } }>
+      assert.isTrue(details[0]?.metadata?.truncated)
+      assert.include(result.output, `Full output: ${details[0]?.metadata?.outputPath}]`)
+    }).pipe(Effect.provide(registry({
+      files: { "big.txt": Array.from({ length: 1000 }, (_, i) => `row ${i}`).join("\n") },
+      batch: true
+    }))))
+
+  it.effect("each call passes the registry's hooks, with its own call id", () =>
+    Effect.gen(function*() {
+      const result = yield* call("batch", {
+        tool_calls: [{ tool: "read", parameters: { filePath: "a.txt" } }, { tool: "read", parameters: { filePath: "b.txt" } }]
+      })
+      assert.strictEqual(result.title, "Batch execution (1/2 successful)")
+      assert.include(result.output, `index="2" tool="read" status="error">\nError: The before hook of guard failed: b.txt is off limits\n</tool_result>`)
+      assert.deepStrictEqual(seen, ["batch c1", "read c1/1", "read c1/2"])
+    }).pipe(Effect.provide(registry({
+      files,
+      batch: true,
+      registryOptions: {
+        hooks: [{
+          name: "guard",
+          before: ({ tool, ctx, args }) => {
+            seen.push(`${tool} ${ctx.callID}`)
+            if (tool === "read" && args.filePath === "b.txt") throw new Error("b.txt is off limits")
+          }
+        }]
+      }
+    }))))
+
+  it.effect("bad payloads get the expected format", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* callError("batch", { tool_calls: [] }),
+        `Invalid parameters for tool 'batch':\n  - tool_calls: Provide at least one tool call\n\nExpected payload format:\n  [{"tool": "tool_name", "parameters": {...}}, {...}]`
+      )
+      assert.strictEqual(
+        yield* callError("batch", { tool_calls: [{ tool: "read" }] }),
+        `Invalid parameters for tool 'batch':\n  - tool_calls.0.parameters: Invalid input: expected record, received undefined\n\nExpected payload format:\n  [{"tool": "tool_name", "parameters": {...}}, {...}]`
+      )
+    }).pipe(Effect.provide(registry({ batch: true }))))
+
+  it.live("calls run concurrently (a slow call does not hold the others back)", () =>
+    Effect.gen(function*() {
+      const reg = yield* ToolRegistry.ToolRegistry
+      const permission = yield* Permission.Permission
+      const ctx = yield* context()
+      // The write waits on a permission prompt; the reads beside it finish meanwhile.
+      const fiber = yield* Effect.forkChild(reg.execute("batch", {
+        tool_calls: [
+          { tool: "write", parameters: { filePath: "w.txt", content: "w" } },
+          { tool: "read", parameters: { filePath: "a.txt" } }
+        ]
+      }, ctx))
+      let pending: ReadonlyArray<Permission.Request> = []
+      while (pending.length === 0) {
+        yield* Effect.sleep("2 millis")
+        pending = yield* permission.pending
+      }
+      yield* permission.reply({ requestID: pending[0]!.id, reply: "once" })
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result.title, "Batch execution (2/2 successful)")
+    }).pipe(Effect.provide(registry({
+      files,
+      batch: true,
+      unattended: "wait",
+      rules: [...allowAll, { permission: "edit", pattern: "*", action: "ask" }]
+    }))), 20_000)
+})
+
+describe("invalid", () => {
+  it.effect("is hidden; unknown tools and bad arguments are routed to it with the valid tools", () =>
+    Effect.gen(function*() {
+      assert.notInclude(yield* offered, "invalid")
+      const reg = yield* ToolRegistry.ToolRegistry
+      const ctx = yield* context()
+      const unknown = yield* InvalidCall.execute(reg, "raed", { filePath: "a.txt" }, ctx)
+      assert.strictEqual(unknown.title, "Invalid Tool")
+      assert.strictEqual(
+        unknown.output,
+        `The call to tool "raed" was not run: there is no tool named "raed".\nValid tools: read, write, todowrite, todoread, skill.`
+      )
+      const bad = yield* InvalidCall.execute(reg, "read", { path: "a.txt" }, ctx)
+      assert.strictEqual(
+        bad.output,
+        `The call to tool "read" was not run: its arguments do not fit the tool's schema:\n- filePath: Invalid input: expected string, received undefined\nValid tools: read, write, todowrite, todoread, skill.`
+      )
+      const fine = yield* InvalidCall.execute(reg, "read", { filePath: "a.txt" }, ctx)
+      assert.include(fine.output, "1: alpha")
+      // Other failures are not the model's to fix by rewriting the call: they stay failures.
+      const missing = yield* Effect.flip(InvalidCall.execute(reg, "read", { filePath: "missing.txt" }, ctx))
+      assert.strictEqual(missing._tag, "ToolError")
+    }).pipe(Effect.provide(registry({ files }))))
+})
+
+const skill = (name: string, description: string, body: string) => `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`
+
+describe("skill", () => {
+  const skillFiles = {
+    ".agent-tools/skills/release/SKILL.md": skill("release-notes", "Write release notes from the git log", "# Release notes\n\nRun scripts/log.sh first."),
+    ".agent-tools/skills/release/scripts/log.sh": "git log\n",
+    ".agent-tools/skills/release/reference/format.md": "format\n",
+    ".claude/skills/pdf/SKILL.md": `---\nname: "pdf"\ndescription: >\n  Fill PDF forms\n  and extract text\n---\nUse pdftotext.\n`,
+    ".claude/skills/secret/SKILL.md": skill("secret", "Internal only", "hidden"),
+    ".claude/skills/broken/SKILL.md": "no front matter\n"
+  }
+
+  it.effect("lists the skills not denied; loads one with its folder and files", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* description("skill"),
+        "Load a specialized skill that provides domain-specific instructions and workflows.\n\n" +
+          "When you recognize that a task matches one of the available skills listed below, use this tool to load the full skill instructions.\n" +
+          "The skill will inject detailed instructions, workflows, and access to bundled resources (scripts, references, templates) into the conversation context.\n" +
+          "Tool output includes a `<skill_content name=\"...\">` block with the loaded content.\n\n" +
+          "Invoke this tool to load a skill when a task matches one of the available skills listed below:\n\n" +
+          "## Available Skills\n- **pdf**: Fill PDF forms and extract text\n- **release-notes**: Write release notes from the git log"
+      )
+      const loaded = yield* call("skill", { name: "release-notes" })
+      assert.strictEqual(loaded.title, "Loaded skill: release-notes")
+      assert.strictEqual(
+        loaded.output,
+        [
+          `<skill_content name="release-notes">`,
+          "# Skill: release-notes",
+          "",
+          "# Release notes\n\nRun scripts/log.sh first.",
+          "",
+          "Base directory for this skill: file:///ws/.agent-tools/skills/release",
+          "Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.",
+          "Note: file list is sampled.",
+          "",
+          "<skill_files>",
+          "<file>/ws/.agent-tools/skills/release/reference/format.md</file>",
+          "<file>/ws/.agent-tools/skills/release/scripts/log.sh</file>",
+          "</skill_files>",
+          "</skill_content>"
+        ].join("\n")
+      )
+      assert.deepStrictEqual(loaded.metadata.dir, "/ws/.agent-tools/skills/release")
+      assert.strictEqual(
+        yield* callError("skill", { name: "secret" }),
+        `Skill "secret" not found. Available skills: pdf, release-notes`
+      )
+    }).pipe(Effect.provide(registry({ files: skillFiles, rules: [...allowAll, { permission: "skill", pattern: "secret", action: "deny" }] }))))
+
+  it.effect("asks the skill permission with the skill's name; configured directories only", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(call("skill", { name: "pdf" }))
+      assert.deepStrictEqual(error._tag === "PermissionRejectedError" ? [error.permission, error.patterns] : [], ["skill", ["pdf"]])
+      assert.include(yield* description("skill"), "- **pdf**")
+      assert.notInclude(yield* description("skill"), "release-notes")
+    }).pipe(Effect.provide(registry({
+      files: skillFiles,
+      skillDirectories: [".claude/skills"],
+      rules: [...allowAll, { permission: "skill", pattern: "pdf", action: "ask" }]
+    }))))
+
+  it.effect("no skills: says so", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* description("skill"),
+        "Load a specialized skill that provides domain-specific instructions and workflows. No skills are currently available."
+      )
+      assert.strictEqual(yield* callError("skill", { name: "x" }), `Skill "x" not found. Available skills: none`)
+    }).pipe(Effect.provide(registry())))
+})

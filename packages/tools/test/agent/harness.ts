@@ -1,0 +1,88 @@
+/**
+ * A registry with the session and agent tools (plus read and write, for batch) over an in-memory
+ * workspace at /ws: the real Permission, Truncate and Workspace layers, a memory TodoStore, and
+ * the question responder / sub-agent runner a test gives (none by default).
+ */
+import { Effect, Layer } from "effect"
+import {
+  Events,
+  FileTime,
+  ModuleLoader,
+  Permission,
+  QuestionResponder,
+  SpillStorage,
+  SubagentRunner,
+  TodoStore,
+  Tool,
+  ToolRegistry,
+  Truncate,
+  Workspace
+} from "@agent-tools/core"
+import { Fixtures } from "@agent-tools/testing"
+import {
+  BatchConfig,
+  BatchTool,
+  InvalidTool,
+  QuestionTool,
+  ReadTool,
+  SkillTool,
+  Skills,
+  TaskTool,
+  TodoReadTool,
+  TodoWriteTool,
+  WriteTool
+} from "@agent-tools/tools"
+
+export const allowAll: Permission.Ruleset = [{ permission: "*", pattern: "*", action: "allow" }]
+
+export interface Options<Extra = never> {
+  readonly files?: Fixtures.Files | undefined
+  readonly rules?: Permission.Ruleset | undefined
+  /** A question responder, and whatever else its layer provides (a recorder). */
+  readonly questions?: Layer.Layer<QuestionResponder.QuestionResponder | Extra> | undefined
+  readonly runner?: Layer.Layer<SubagentRunner.SubagentRunner | Extra> | undefined
+  readonly batch?: boolean | undefined
+  readonly skillDirectories?: ReadonlyArray<string> | undefined
+  readonly truncation?: Truncate.Config | undefined
+  /** Registry options (hooks, …). */
+  readonly registryOptions?: ToolRegistry.Options | undefined
+  /** What an `ask` does (default: reject at once). */
+  readonly unattended?: Permission.LayerOptions["unattended"]
+}
+
+export const tools: ReadonlyArray<Tool.Definition<string, any, any>> = [ReadTool, WriteTool, TodoWriteTool, TodoReadTool, QuestionTool, TaskTool, BatchTool, SkillTool, InvalidTool]
+
+export const registry = <Extra = never>(options: Options<Extra> = {}) => {
+  const services = Layer.mergeAll(
+    Truncate.layer(options.truncation),
+    Permission.layer({ rules: options.rules ?? allowAll, unattended: options.unattended ?? "reject" }),
+    FileTime.layer({ disabled: true }),
+    Workspace.layer({ root: Fixtures.root }),
+    TodoStore.layerMemory,
+    (options.questions ?? QuestionResponder.layerNone) as Layer.Layer<QuestionResponder.QuestionResponder | Extra>,
+    (options.runner ?? SubagentRunner.layerNone) as Layer.Layer<SubagentRunner.SubagentRunner | Extra>,
+    Layer.succeed(BatchConfig, { enabled: options.batch ?? false }),
+    Layer.succeed(Skills.SkillConfig, { directories: options.skillDirectories ?? Skills.DEFAULT_DIRECTORIES })
+  ).pipe(Layer.provideMerge(SpillStorage.layerMemory()))
+  const registry = ToolRegistry.layer(tools, options.registryOptions) as Layer.Layer<ToolRegistry.ToolRegistry, never, ToolRegistry.Requirements>
+  return registry.pipe(
+    Layer.provideMerge(services),
+    Layer.provideMerge(Layer.mergeAll(Fixtures.memoryWorkspace(options.files ?? {}), ModuleLoader.layerMemory({}), Events.layer()))
+  )
+}
+
+export const context = (sessionID = "s1", callID = "c1") => Tool.makeContext({ sessionID, callID })
+
+/** Calls a tool through the registry. */
+export const call = (tool: string, args: unknown, sessionID = "s1") =>
+  Effect.gen(function*() {
+    const reg = yield* ToolRegistry.ToolRegistry
+    return yield* reg.execute(tool, args, yield* context(sessionID))
+  })
+
+/** The message of a call's failure. */
+export const callError = (tool: string, args: unknown, sessionID = "s1") =>
+  Effect.map(Effect.flip(call(tool, args, sessionID)), (e) => e.message)
+
+/** The ids the registry offers. */
+export const offered = ToolRegistry.ToolRegistry.use((reg) => Effect.map(reg.tools(), (list) => list.map((t) => t.id)))
