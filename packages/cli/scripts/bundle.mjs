@@ -34,6 +34,8 @@ const result = await build({
   // Bundled CommonJS dependencies call `require` for Node's built-ins.
   banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" },
   sourcemap: "linked",
+  // The maps name each file and line; the sources themselves are in the packages (and 10 MB).
+  sourcesContent: false,
   legalComments: "none",
   logLevel: "warning",
   metafile: process.env.AGENT_TOOLS_BUNDLE_META !== undefined
