@@ -264,8 +264,4 @@ export const serveStdioWith = <E, R>(
     const transport = new StdioTransport(process.stdin, protocol, { maxMessageBytes: options.maxMessageBytes })
     const failed = Effect.andThen(services, Effect.never)
     yield* connect(server, transport, Effect.raceFirst(Stdio.stdinClosed(process.stdin), failed))
-  }).pipe(Effect.scoped, Effect.provideService(Logger.LogToStderr, true)) as Effect.Effect<
-    void,
-    McpServerError | E,
-    Exclude<R, Scope.Scope>
-  >
+  }).pipe(Effect.scoped, Effect.provideService(Logger.LogToStderr, true))
