@@ -11,7 +11,7 @@
  * are first-class there. Everything around it stays Effect: handlers run as fibers of the
  * server's scope and are interrupted when the client goes away.
  */
-import { Clock, Deferred, Duration, Effect, Exit, FiberSet, Layer, Logger, Result, Schema } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, FiberSet, Layer, Logger, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
@@ -81,18 +81,51 @@ const newSessionID = () =>
   `mcp_${Date.now().toString(36)}${(sessionCounter++).toString(36)}${Math.random().toString(36).slice(2, 8)}`
 
 /** Builds the SDK server with its handlers and permission responder; connect it to a transport. */
-export const make = Effect.fn("McpServer.make")(function*(options: Options = {}): Effect.fn.Return<
-  Server,
-  never,
-  Requirements | Scope.Scope
-> {
-  const registry = yield* ToolRegistry.ToolRegistry
+export const make = (options: Options = {}): Effect.Effect<Server, never, Requirements | Scope.Scope> =>
+  Effect.flatMap(Effect.context<Requirements>(), (services) => makeWith(Effect.succeed(services), options))
+
+/**
+ * `make` on services that may still be coming: requests wait for `services`, the `initialize`
+ * handshake does not. A failure of `services` fails the requests waiting for it.
+ */
+export const makeWith = Effect.fn("McpServer.make")(function*<E>(
+  services: Effect.Effect<Context.Context<Requirements>, E>,
+  options: Options = {}
+): Effect.fn.Return<Server, never, Scope.Scope> {
+  // The client services are attached to the server once, before any request uses the tools, so a
+  // question or task in the first call already reaches this client.
+  const attached = (context: Context.Context<Requirements>) =>
+    Effect.sync(() => {
+      const permission = Context.get(context, Permission.Permission)
+      options.client?.connection.attach({
+        server,
+        registry: Context.get(context, ToolRegistry.ToolRegistry),
+        agent,
+        model: options.model,
+        context: (o) =>
+          Tool.makeContext({ sessionID, callID: o.callID, agent, tool: o.tool, abort: o.abort }).pipe(
+            Effect.provideService(Permission.Permission, permission)
+          ),
+        requestOf,
+        elicitationTimeout
+      })
+      return context
+    })
+  const ready = yield* Effect.cached(
+    services.pipe(
+      Effect.mapError((cause) =>
+        new McpServerError({ message: `The tools are unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, cause })),
+      Effect.flatMap(attached)
+    )
+  )
+  const withServices = <A, E2, R>(effect: Effect.Effect<A, E2, R>): Effect.Effect<A, E2 | McpServerError, Exclude<R, Requirements>> =>
+    Effect.flatMap(ready, (context) => Effect.provideContext(effect, context))
   const sessionID = options.sessionID ?? newSessionID()
   const agent = options.agent ?? "build"
   const query: ToolRegistry.ToolsQuery = { agent, model: options.model }
   const heartbeat = Duration.fromInputUnsafe(options.progressInterval ?? "10 seconds")
   const elicitationTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.elicitationTimeout ?? "1 hour"))
-  const runPromise = yield* FiberSet.makeRuntimePromise<Requirements>()
+  const runPromise = yield* FiberSet.makeRuntimePromise<never>()
 
   const server = new Server(
     { name: options.name ?? "agent-tools", version: options.version ?? "0.1.0" },
@@ -107,6 +140,7 @@ export const make = Effect.fn("McpServer.make")(function*(options: Options = {})
   const warned = new Set<string>()
 
   const listed = Effect.fn("McpServer.listed")(function*() {
+    const registry = yield* ToolRegistry.ToolRegistry
     const tools = yield* registry.tools(query)
     const names = ToolNames.assign(tools.map((t) => t.id))
     const entries: Array<McpTool> = []
@@ -162,6 +196,7 @@ export const make = Effect.fn("McpServer.make")(function*(options: Options = {})
       extra: { mcp: { requestId: extra.requestId } },
       metadata: (update) => progress.update(update.title ?? id)
     })
+    const registry = yield* ToolRegistry.ToolRegistry
     const outcome = yield* registry.execute(id, params.arguments ?? {}, ctx).pipe(
       Effect.raceFirst(progress.beat),
       Effect.result,
@@ -174,12 +209,12 @@ export const make = Effect.fn("McpServer.make")(function*(options: Options = {})
   })
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const { entries } = await runPromise(listed())
+    const { entries } = await runPromise(withServices(listed()))
     return { tools: entries }
   })
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const outcome = await runPromise(Effect.result(callTool(request.params, extra)), { signal: extra.signal })
+    const outcome = await runPromise(Effect.result(withServices(callTool(request.params, extra))), { signal: extra.signal })
     if (Result.isFailure(outcome)) throw new McpError(ErrorCode.InvalidParams, outcome.failure.message)
     return outcome.success
   })
@@ -203,28 +238,22 @@ export const make = Effect.fn("McpServer.make")(function*(options: Options = {})
           new Responder.ElicitationError({ message: cause instanceof Error ? cause.message : String(cause), cause })
       })
   }
-  yield* Responder.run({ sessionID, elicitor, yes: options.yes ?? false, interval: options.pollInterval })
-
-  const permission = yield* Permission.Permission
-  options.client?.connection.attach({
-    server,
-    registry,
-    agent,
-    model: options.model,
-    context: (o) =>
-      Tool.makeContext({ sessionID, callID: o.callID, agent, tool: o.tool, abort: o.abort }).pipe(
-        Effect.provideService(Permission.Permission, permission)
-      ),
-    requestOf,
-    elicitationTimeout
-  })
+  // Answers permission asks once the services are there (none can be asked before).
+  yield* Effect.forkScoped(withServices(Responder.run({ sessionID, elicitor, yes: options.yes ?? false, interval: options.pollInterval })))
   return server
 })
 
 /** Serves the registry on `transport` until the transport closes (or `until` completes). */
 export const serve = Effect.fn("McpServer.serve")(
   function*(transport: Transport, options: Options = {}, until: Effect.Effect<void> = Effect.never) {
-    const server = yield* make(options)
+    yield* connect(yield* make(options), transport, until)
+  },
+  Effect.scoped
+)
+
+/** Runs `server` on `transport` until the transport closes or `until` completes (or fails). */
+const connect = Effect.fnUntraced(
+  function*<E>(server: Server, transport: Transport, until: Effect.Effect<void, E>) {
     const closed = yield* Deferred.make<void>()
     server.onclose = () => Deferred.doneUnsafe(closed, Exit.void)
     yield* Effect.tryPromise({
@@ -233,8 +262,7 @@ export const serve = Effect.fn("McpServer.serve")(
     })
     yield* Effect.addFinalizer(() => Effect.promise(() => server.close()).pipe(Effect.ignore))
     yield* Effect.raceFirst(Deferred.await(closed), until)
-  },
-  Effect.scoped
+  }
 )
 
 /**
@@ -252,12 +280,20 @@ export const serveStdio = (options: Options = {}): Effect.Effect<void, McpServer
 /**
  * `serveStdio` with the runtime layer built inside the stdout guard, so that nothing logged while
  * building it (tool load diagnostics, config warnings) reaches stdout. What the CLI should call.
+ * The layer builds while the server already answers the `initialize` handshake (loading the config,
+ * probing the sandbox and building the tools take longer than a client waits for it); requests
+ * wait for it, and a layer that fails to build ends the server with its error.
  */
 export const serveStdioWith = <E, R>(
   layer: Layer.Layer<Requirements, E, R>,
   options: Options = {}
 ): Effect.Effect<void, McpServerError | E, Exclude<R, Scope.Scope>> =>
   Effect.gen(function*() {
-    yield* Stdio.guardStdout
-    yield* serveStdio(options).pipe(Effect.provide(layer))
+    const protocol = yield* Stdio.guardStdout
+    const building = yield* Effect.forkScoped(Layer.build(layer))
+    const services = Fiber.join(building)
+    const server = yield* makeWith(services, options)
+    const transport = new StdioTransport(process.stdin, protocol, { maxMessageBytes: options.maxMessageBytes })
+    const failed = Effect.andThen(services, Effect.never)
+    yield* connect(server, transport, Effect.raceFirst(Stdio.stdinClosed(process.stdin), failed))
   }).pipe(Effect.scoped, Effect.provideService(Logger.LogToStderr, true))

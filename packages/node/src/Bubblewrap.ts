@@ -189,7 +189,10 @@ export const probeOnce = (bwrap: string, network: Sandbox.Network): Effect.Effec
 /** Whether bwrap can create the namespaces a call uses; the reason when it cannot. */
 export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, network: Sandbox.Network): Effect.fn.Return<Probe, never, ChildProcessSpawner.ChildProcessSpawner> {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
-  const version = yield* spawner.string(ChildProcess.make(bwrap, ["--version"], { stdin: "ignore" })).pipe(
+  // Not detached: the probes leave no process group behind to wait for. bwrap's namespace init is
+  // reparented to PID 1 when bwrap exits, and where PID 1 reaps slowly (containers) its zombie kept
+  // a detached group "alive" until the force-kill timeout: a second at every start.
+  const version = yield* spawner.string(ChildProcess.make(bwrap, ["--version"], { stdin: "ignore", detached: false })).pipe(
     Effect.timeoutOption(PROBE_TIMEOUT),
     Effect.result
   )
@@ -217,7 +220,7 @@ export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, netw
     "true"
   ]
   const output = yield* Effect.scoped(Effect.gen(function*() {
-    const handle = yield* spawner.spawn(ChildProcess.make(bwrap, args, { stdin: "ignore", forceKillAfter: "1 second" }))
+    const handle = yield* spawner.spawn(ChildProcess.make(bwrap, args, { stdin: "ignore", detached: false, forceKillAfter: "1 second" }))
     const text = yield* handle.all.pipe(Stream.decodeText(), Stream.mkString)
     const code = yield* handle.exitCode
     return { code: Number(code), text }
