@@ -37,7 +37,7 @@ export interface Options extends Calls.CallOptions {
 }
 
 export interface Adapter {
-  /** Tool name (provider-safe, H63) → AI SDK tool. */
+  /** Tool name (provider-safe) → AI SDK tool. */
   readonly tools: Record<string, AiSdkTool>
   /** The same approval bridge for generateText's `toolApproval` (ai 7's preferred form). */
   readonly toolApproval: (options: { readonly toolCall: TypedToolCall<ToolSet> }) => Promise<ToolApprovalStatus>

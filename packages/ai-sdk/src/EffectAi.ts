@@ -35,7 +35,7 @@ export interface Adapter {
   readonly toolkit: Toolkit.Toolkit<RegistryTools>
   /** The handlers of every tool of `toolkit`: provide it where the toolkit is used. */
   readonly layer: Layer.Layer<AiTool.HandlersFor<RegistryTools>>
-  /** Tool name (provider-safe, H63) → registry id. */
+  /** Tool name (provider-safe) → registry id. */
   readonly ids: ReadonlyMap<string, string>
 }
 

@@ -113,7 +113,7 @@ type Content = CallToolResult["content"][number]
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s
 
-/** Attachments travel as MCP image or embedded-resource blocks, never as base64 in the text (H66). */
+/** Attachments travel as MCP image or embedded-resource blocks, never as base64 in the text. */
 const attachmentContent = (attachment: Tool.Attachment): Content | undefined => {
   const match = DATA_URL.exec(attachment.url)
   if (match === null) return undefined

@@ -1,8 +1,8 @@
 /**
  * Tools of other MCP servers, added to a registry: each remote tool becomes a registry tool named
- * `<server>_<tool>` (provider-safe, H63), with the server's JSON Schema (minus `$schema`, H64),
- * its hints as annotations, a per-call timeout that progress resets (H65), images and blobs as
- * attachments rather than base64 text (H66), and the registry's truncation like any other tool.
+ * `<server>_<tool>` (provider-safe), with the server's JSON Schema (minus `$schema`),
+ * its hints as annotations, a per-call timeout that progress resets, images and blobs as
+ * attachments rather than base64 text, and the registry's truncation like any other tool.
  * Each call first asks the permission named after the tool (pattern `*`), so rules such as
  * `"github_create_issue": "allow"` decide, and unknown third-party tools default to asking.
  */

@@ -148,7 +148,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
       const entry = Mapping.toMcpTool(tool, names.toName.get(tool.id) ?? tool.id)
       if (typeof entry !== "string") entries.push(entry)
       else if (!warned.has(tool.id)) {
-        // One unusable schema must not break the whole list (H64): skip it and say why, once.
+        // One unusable schema must not break the whole list: skip it and say why, once.
         warned.add(tool.id)
         yield* Effect.logWarning(entry)
       }
@@ -157,7 +157,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
   })
 
   // Progress for a call whose client sent a token: one notification per `ctx.metadata` update,
-  // plus a heartbeat so clients that reset their timeout on progress do not give up (H65).
+  // plus a heartbeat so clients that reset their timeout on progress do not give up.
   const progressOf = (extra: Extra, tool: string) => {
     const token = extra._meta?.progressToken
     if (token === undefined) return { update: (_: string) => Effect.void, beat: Effect.never }

@@ -1,6 +1,6 @@
 /**
  * `McpServer.serve` on an in-memory transport, under the TestClock: a long call sends heartbeat
- * progress every `progressInterval` when the client asked for progress (H65).
+ * progress every `progressInterval` when the client asked for progress.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Path } from "effect"

@@ -4,7 +4,7 @@ import { ToolNames } from "@agent-tools/core"
 
 const { assign, hash8, isValid } = ToolNames
 
-describe("ToolNames (H63)", () => {
+describe("ToolNames", () => {
   it("keeps valid ids and gives every other id a provider-safe, unique, reversible name", () => {
     const long = "x".repeat(70)
     const ids = ["read", "apply_patch", "my.tool", "my_tool", "9lives", "", long, `${long}y`, "Server Name/tool"]
@@ -74,7 +74,7 @@ describe("Mapping", () => {
     )
   })
 
-  it("puts attachments in image and resource blocks, not in the text (H66)", () => {
+  it("puts attachments in image and resource blocks, not in the text", () => {
     const result = toCallToolResult({
       title: "shot",
       output: "see attachments",

@@ -97,7 +97,7 @@ describe("indentation", () => {
     assert.strictEqual(text, "a = 1   \nb = 20\nc = 3\n")
   })
 
-  it("two differently indented copies: ambiguity, not the first one (opencode §W6)", () => {
+  it("two differently indented copies: ambiguity, not the first one (opencode picks the first)", () => {
     const e = rejected("  x()\n  y()\n\n      x()\n      y()\n", "    x()\n    y()", "z()")
     assert.deepStrictEqual(e._tag === "Ambiguous" ? e.matches : e, [{ startLine: 1, endLine: 2 }, { startLine: 4, endLine: 5 }])
   })

@@ -2,7 +2,7 @@
  * Line similarity for the block strategies: 1 − Levenshtein / longer length, on lines with their
  * whitespace collapsed. The distance is computed in a band and gives up once it exceeds what the
  * threshold allows, so a hopeless pair costs O(n·d), not O(n·m) (opencode allocates a full matrix
- * per pair: §W performance notes).
+ * per pair).
  */
 
 /** Levenshtein distance, or `max + 1` as soon as it must exceed `max`. */
