@@ -35,11 +35,34 @@ export interface SpillWriter {
   readonly commit: Effect.Effect<string, SpillError>
 }
 
+/**
+ * A spill another process writes into: its stdout and stderr are redirected to `path` (opened for
+ * appending), so the bytes never pass through this process; they are read back by position as the
+ * file grows. Dropped (its temp removed) if its scope closes before `commit`.
+ */
+export interface DirectSpill {
+  /** The temp file the process appends to; renamed to the spill's final name on commit. */
+  readonly path: string
+  /** Reads up to `buffer.length` bytes at `position` into `buffer`; 0 at the end of the file. */
+  readonly read: (buffer: Uint8Array, position: number) => Effect.Effect<number, SpillError>
+  /** Appends bytes that arrived another way (a pipe). */
+  readonly append: (bytes: Uint8Array) => Effect.Effect<void, SpillError>
+  /** Cuts the file to `length` bytes; an appending writer goes on from the new end. */
+  readonly truncate: (length: number) => Effect.Effect<void, SpillError>
+  /** Appends `trailer` when given, then makes the spill visible under its final name; returns that path. */
+  readonly commit: (trailer?: Uint8Array) => Effect.Effect<string, SpillError>
+}
+
 export class SpillStorage extends Context.Service<SpillStorage, {
   /** Stores a whole output at once; returns its path (or URI for non-file stores). */
   readonly write: (content: string | Uint8Array) => Effect.Effect<string, SpillError>
   /** Opens a streaming spill. */
   readonly writer: Effect.Effect<SpillWriter, SpillError, Scope.Scope>
+  /**
+   * Opens a spill file that a child process can write into directly (see `DirectSpill`). Only a
+   * store on the disk that processes see offers it (the file-system store made with `direct`).
+   */
+  readonly direct?: Effect.Effect<DirectSpill, SpillError, Scope.Scope> | undefined
   /** Reads a spill back (used by `read` when the path is owned by a non-file store). */
   readonly read: (path: string) => Stream.Stream<Uint8Array, SpillError>
   /** Whether `path` names a spill of this store. */
@@ -120,7 +143,14 @@ const notOurs = (p: string) => new SpillError({ message: `${p} is not a spill of
  * `workspace` also those left directly in `dir` by stores without one.
  */
 export const layer = (
-  options: Options & { readonly dir: string }
+  options: Options & {
+    readonly dir: string
+    /**
+     * Offer `direct` spills: the store's files are on the disk that child processes see (the real
+     * file system, not a memory one), so a command's output can be redirected into them.
+     */
+    readonly direct?: boolean | undefined
+  }
 ): Layer.Layer<SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(
     SpillStorage,
@@ -262,6 +292,32 @@ export const layer = (
         return { write, commit } satisfies SpillWriter
       }).pipe(Effect.withSpan("SpillStorage.writer"))
 
+      const direct = Effect.gen(function*() {
+        yield* firstUse
+        const { final, temp } = yield* spillNames
+        let committed = false
+        yield* Effect.addFinalizer(() => committed ? Effect.void : Effect.ignore(fs.remove(temp, { force: true })))
+        const fileScope = yield* Scope.fork(yield* Effect.scope)
+        // Appending: our own writes (`append`, the trailer) land after whatever the process wrote.
+        const file = yield* inDir(temp, fs.open(temp, { flag: "ax+", mode: FILE_MODE }).pipe(Scope.provide(fileScope)))
+        const failed = (what: string) => spillError(`cannot ${what} ${temp}`)
+        const read = (buffer: Uint8Array, position: number) =>
+          file.read(buffer, { position: BigInt(position) }).pipe(Effect.mapError(failed("read")))
+        const append = (bytes: Uint8Array) => file.writeAll(bytes).pipe(Effect.mapError(failed("write")))
+        const truncate = (length: number) => file.truncate(length).pipe(Effect.mapError(failed("truncate")))
+        const commit = (trailer?: Uint8Array) =>
+          Effect.suspend(() =>
+            committed ? Effect.succeed(final) : Effect.gen(function*() {
+              if (trailer !== undefined) yield* append(trailer)
+              yield* Scope.close(fileScope, Exit.void)
+              yield* rename(temp, final)
+              committed = true
+              return final
+            })
+          ).pipe(Effect.withSpan("SpillStorage.commit"))
+        return { path: temp, read, append, truncate, commit } satisfies DirectSpill
+      }).pipe(Effect.withSpan("SpillStorage.direct"))
+
       // Up to SMALL bytes under the cap: one writeFile and a rename, the fewest round trips.
       const writeSmall = Effect.fnUntraced(function*(data: Uint8Array) {
         yield* firstUse
@@ -291,7 +347,17 @@ export const layer = (
           )
           : Stream.fail(notOurs(p))
 
-      return SpillStorage.of({ write, writer, read, owns, list, cleanup, directory: dir, maxBytes })
+      return SpillStorage.of({
+        write,
+        writer,
+        ...(options.direct === true ? { direct } : {}),
+        read,
+        owns,
+        list,
+        cleanup,
+        directory: dir,
+        maxBytes
+      })
     })
   )
 

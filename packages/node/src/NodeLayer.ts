@@ -145,10 +145,11 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
 
 /**
  * The spill store of the settings: files in this workspace's private subdirectory of `spillDir`,
- * deleted after `retentionDays`, each at most `spillMaxBytes` long.
+ * deleted after `retentionDays`, each at most `spillMaxBytes` long. Commands write their output
+ * straight into its files (`direct`): they are on the disk the commands see.
  */
 export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
-  SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes })
+  SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes, direct: true })
 
 const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolRegistry.Options => ({
   ...extra,
