@@ -15,25 +15,14 @@ import type { DirectSpill, SpillError } from "./SpillStorage.ts"
 import type { Limits } from "./Truncate.ts"
 import * as Utf8 from "./Utf8.ts"
 
+export const { countNewlines } = Utf8
+
 /** Bytes read per positional read: large reads keep the round trips few. */
 const CHUNK = 2 * 1024 * 1024
 /** How far past the cap the file may grow before it is cut back. */
 const CAP_SLACK = 64 * 1024 * 1024
 /** Kept beyond a budget so a line reaching the edge of what is kept can never fit it (a cut char backs off ≤ 3). */
 const MARGIN = 8
-
-interface BufferHost {
-  readonly Buffer?: { readonly from: (b: ArrayBufferLike, offset: number, length: number) => Uint8Array }
-}
-const NodeBuffer = (globalThis as BufferHost).Buffer
-
-/** Newlines in `bytes`: Node's `Buffer#indexOf` is a memchr, several times a plain loop's speed. */
-export const countNewlines = (bytes: Uint8Array): number => {
-  const view = NodeBuffer === undefined ? bytes : NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
-  let n = 0
-  for (let i = view.indexOf(10); i !== -1; i = view.indexOf(10, i + 1)) n++
-  return n
-}
 
 /** The last `size` bytes pushed, in a buffer allocated once (no garbage per chunk). */
 class Ring {
@@ -80,6 +69,30 @@ const decodeFrom = (bytes: Uint8Array, decoder: TextDecoder): { readonly text: s
   return { text: decoder.decode(bytes.subarray(start)), skipped: start }
 }
 
+/** How many bytes at each end `windowOfEnds` needs: the head's budget and the tail's, each with a margin. */
+export const endBytes = (limits: Limits) => ({
+  head: LineWindow.headBudget(limits).bytes + MARGIN,
+  tail: limits.direction === "head" ? 0 : limits.maxBytes + MARGIN
+})
+
+/**
+ * The window of an output longer than `endBytes` at both ends together, from its first and last
+ * bytes only: the same as `LineWindow.window` on the whole text (a walk from either end stops, at
+ * the latest, on a line longer than the room left, and the margin makes any line reaching the edge
+ * of the kept bytes such a line).
+ */
+export const windowOfEnds = (first: Uint8Array, last: Uint8Array, limits: Limits, totalLines: number): LineWindow.Window => {
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+  const head = LineWindow.headSide(
+    decoder.decode(first.subarray(0, first.length - Utf8.incompleteTail(first))),
+    LineWindow.headBudget(limits)
+  )
+  if (limits.direction === "head") return { head, tail: { text: "", lines: 0, bytes: 0, size: 0, cut: false, edge: 0 } }
+  const shown = head.lines - (head.cut ? 1 : 0)
+  const tailText = decodeFrom(last, decoder).text
+  return { head, tail: LineWindow.tailSide(tailText, LineWindow.tailBudget(limits, head), 0, totalLines - shown) }
+}
+
 export class Follower {
   private readonly buffer = new Uint8Array(CHUNK)
   private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true })
@@ -110,8 +123,9 @@ export class Follower {
     this.spill = spill
     this.limits = limits
     this.maxBytes = maxBytes
-    this.prefixCap = LineWindow.headBudget(limits).bytes + MARGIN
-    const suffix = limits.direction === "head" ? 0 : limits.maxBytes + MARGIN
+    const ends = endBytes(limits)
+    this.prefixCap = ends.head
+    const suffix = ends.tail
     this.wholeCap = this.prefixCap + suffix
     this.tailCap = Math.max(suffix, previewBytes)
     this.tail = new Ring(this.tailCap)
@@ -128,7 +142,7 @@ export class Follower {
 
   private take(chunk: Uint8Array): void {
     const start = this.bytes
-    this.newlines += countNewlines(chunk)
+    this.newlines += Utf8.countNewlines(chunk)
     this.lastByte = chunk[chunk.length - 1]!
     this.changed = true
     if (this.whole !== undefined) {
@@ -212,17 +226,9 @@ export class Follower {
   /** The preview window of an output too long to keep whole: from the kept head and tail bytes. */
   window(): LineWindow.Window {
     const whole = this.text()
-    if (whole !== undefined) return LineWindow.window(whole, this.limits, this.measure().lines)
-    const prefix = concat(this.head)
-    const head = LineWindow.headSide(
-      this.decoder.decode(prefix.subarray(0, prefix.length - Utf8.incompleteTail(prefix))),
-      LineWindow.headBudget(this.limits)
-    )
-    if (this.limits.direction === "head") return { head, tail: { text: "", lines: 0, bytes: 0, size: 0, cut: false, edge: 0 } }
-    const shown = head.lines - (head.cut ? 1 : 0)
-    const tailText = decodeFrom(this.tail.last(this.limits.maxBytes + MARGIN), this.decoder).text
-    const tail = LineWindow.tailSide(tailText, LineWindow.tailBudget(this.limits, head), 0, this.measure().lines - shown)
-    return { head, tail }
+    const lines = this.measure().lines
+    if (whole !== undefined) return LineWindow.window(whole, this.limits, lines)
+    return windowOfEnds(concat(this.head), this.tail.last(this.limits.maxBytes + MARGIN), this.limits, lines)
   }
 
   /** Makes the spill visible under its final name, cut to the cap with the trailer when it passed it. */

@@ -1,7 +1,7 @@
 /**
  * Where the full text of a truncated tool output goes, so the model can page it later.
  */
-import { Clock, Context, Effect, Exit, FileSystem, Layer, Option, Path, Schema, Scope, Stream } from "effect"
+import { Clock, Context, Deferred, Effect, Exit, FileSystem, Layer, Option, Path, Schema, Scope, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import {
   concat,
@@ -56,6 +56,14 @@ export interface DirectSpill {
 export class SpillStorage extends Context.Service<SpillStorage, {
   /** Stores a whole output at once; returns its path (or URI for non-file stores). */
   readonly write: (content: string | Uint8Array) => Effect.Effect<string, SpillError>
+  /**
+   * Stores a whole output in a fiber owned by the store and returns its path at once; the spill
+   * appears under that path (temp file, renamed) when complete, and `ready` waits for that. A store
+   * without it is written with `write`.
+   */
+  readonly writeInBackground?: ((content: string | Uint8Array) => Effect.Effect<string, SpillError>) | undefined
+  /** Waits until the spill at `path` is complete, if it is still being written (any other path: at once). */
+  readonly ready?: ((path: string) => Effect.Effect<void>) | undefined
   /** Opens a streaming spill. */
   readonly writer: Effect.Effect<SpillWriter, SpillError, Scope.Scope>
   /**
@@ -249,9 +257,8 @@ export const layer = (
       const rename = (temp: string, final: string) =>
         fs.rename(temp, final).pipe(Effect.mapError(spillError(`cannot rename ${temp}`)))
 
-      const writer = Effect.gen(function*() {
+      const writerAs = ({ final, temp }: { readonly final: string; readonly temp: string }) => Effect.gen(function*() {
         yield* firstUse
-        const { final, temp } = yield* spillNames
         let committed = false
         // Registered before the file is opened, so it runs after the handle is closed.
         yield* Effect.addFinalizer(() => committed ? Effect.void : Effect.ignore(fs.remove(temp, { force: true })))
@@ -291,6 +298,7 @@ export const layer = (
         ).pipe(Effect.withSpan("SpillStorage.commit"))
         return { write, commit } satisfies SpillWriter
       }).pipe(Effect.withSpan("SpillStorage.writer"))
+      const writer = Effect.flatMap(spillNames, writerAs)
 
       const direct = Effect.gen(function*() {
         yield* firstUse
@@ -319,9 +327,8 @@ export const layer = (
       }).pipe(Effect.withSpan("SpillStorage.direct"))
 
       // Up to SMALL bytes under the cap: one writeFile and a rename, the fewest round trips.
-      const writeSmall = Effect.fnUntraced(function*(data: Uint8Array) {
+      const writeSmall = Effect.fnUntraced(function*({ final, temp }: { readonly final: string; readonly temp: string }, data: Uint8Array) {
         yield* firstUse
-        const { final, temp } = yield* spillNames
         yield* inDir(temp, fs.writeFile(temp, data, { flag: "wx", mode: FILE_MODE })).pipe(
           Effect.andThen(rename(temp, final)),
           Effect.onError(() => Effect.ignore(fs.remove(temp, { force: true })))
@@ -329,16 +336,46 @@ export const layer = (
         return final
       })
 
-      const write = Effect.fn("SpillStorage.write")(function*(content: string | Uint8Array) {
+      const writeAs = (names: { readonly final: string; readonly temp: string }, content: string | Uint8Array) => {
         const limit = Math.min(SMALL, maxBytes)
         if (typeof content !== "string") {
-          return yield* (content.length <= limit ? writeSmall(content) : writeAll(writer, content))
+          return content.length <= limit ? writeSmall(names, content) : writeAll(writerAs(names), content)
         }
         if (content.length <= limit && Utf8.byteLength(content) <= limit) {
-          return yield* writeSmall(new TextEncoder().encode(content))
+          return writeSmall(names, new TextEncoder().encode(content))
         }
-        return yield* writeAll(writer, content)
+        return writeAll(writerAs(names), content)
+      }
+      const write = Effect.fn("SpillStorage.write")(function*(content: string | Uint8Array) {
+        return yield* writeAs(yield* spillNames, content)
       })
+
+      // Spills still being written in the background, by name: `ready` waits for them.
+      const pending = new Map<string, Deferred.Deferred<void>>()
+      const layerScope = yield* Effect.scope
+      const writeInBackground = Effect.fn("SpillStorage.writeInBackground")(function*(content: string | Uint8Array) {
+        const names = yield* spillNames
+        // The directory is made now, so the usual failure (it cannot be) is the caller's to report.
+        if (!dirReady) yield* makeDir
+        const done = yield* Deferred.make<void>()
+        const name = path.basename(names.final)
+        pending.set(name, done)
+        // Uninterruptible: closing the layer waits for the write instead of losing the spill.
+        yield* writeAs(names, content).pipe(
+          Effect.catch((e) => Effect.logWarning("writing a spill in the background failed", e.message)),
+          Effect.ensuring(Effect.suspend(() => {
+            pending.delete(name)
+            return Deferred.succeed(done, undefined)
+          })),
+          Effect.forkIn(layerScope, { startImmediately: true, uninterruptible: true })
+        )
+        return names.final
+      })
+      const ready = (p: string) =>
+        Effect.suspend(() => {
+          const done = pending.size === 0 ? undefined : pending.get(path.basename(p))
+          return done === undefined ? Effect.void : Deferred.await(done)
+        })
 
       const read = (p: string): Stream.Stream<Uint8Array, SpillError> =>
         owns(p)
@@ -349,6 +386,8 @@ export const layer = (
 
       return SpillStorage.of({
         write,
+        writeInBackground,
+        ready,
         writer,
         ...(options.direct === true ? { direct } : {}),
         read,

@@ -5,7 +5,7 @@
 import { Context, Effect, Layer, Result as ResultModule, type Scope, Stream } from "effect"
 import { Events } from "./Events.ts"
 import * as LineWindow from "./LineWindow.ts"
-import { Follower } from "./SpillCapture.ts"
+import { endBytes, Follower, windowOfEnds } from "./SpillCapture.ts"
 import { SpillError, SpillStorage, type SpillWriter } from "./SpillStorage.ts"
 import * as Strategy from "./TruncationStrategy.ts"
 import * as Utf8 from "./Utf8.ts"
@@ -67,6 +67,12 @@ export interface Capture {
 
 export class Truncate extends Context.Service<Truncate, {
   readonly output: (text: string, options?: Options) => Effect.Effect<Result>
+  /**
+   * `output` for bytes (UTF-8 assumed, other bytes shown as U+FFFD): totals from a byte search, the
+   * preview from the two ends only, the spill written as the bytes are. Optional: a Truncate
+   * without it gets the decoded text through `output`.
+   */
+  readonly outputBytes?: ((bytes: Uint8Array, options?: Options) => Effect.Effect<Result>) | undefined
   readonly stream: <E, R>(
     input: Stream.Stream<string | Uint8Array, E, R>,
     options?: Options
@@ -187,8 +193,13 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         return result
       })
 
+      // Returns once the spill is started when the store writes in the background: the preview
+      // does not wait for the disk (read and grep of the spill wait for it instead).
+      const save = (content: string | Uint8Array) =>
+        Effect.result(spill.writeInBackground !== undefined ? spill.writeInBackground(content) : spill.write(content))
+
       const truncated = Effect.fn("Truncate.output")(function*(text: string, m: LineWindow.Measure, lim: Limits, options?: Options) {
-        const spilled = yield* Effect.result(spill.write(text))
+        const spilled = yield* save(text)
         return yield* finish(spilled, m, options, (notice) =>
           Effect.try({
             try: () => strategy.preview(text, lim, notice),
@@ -210,6 +221,21 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         const lim = limits(options)
         return LineWindow.fits(m, lim) ? Effect.succeed(whole(text, m)) : truncated(text, m, lim, options)
       }
+
+      const outputBytes = Effect.fn("Truncate.outputBytes")(function*(bytes: Uint8Array, options?: Options) {
+        const m = LineWindow.measureBytes(bytes)
+        const lim = limits(options)
+        const ends = endBytes(lim)
+        // The line strategy needs only the two ends; a custom one gets the whole text.
+        if (disabled(options) || LineWindow.fits(m, lim) || bytes.length <= ends.head + ends.tail || strategy !== Strategy.lines) {
+          const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
+          if (disabled(options)) return yield* Effect.as(skip(options), whole(text, m))
+          return LineWindow.fits(m, lim) ? whole(text, m) : yield* truncated(text, m, lim, options)
+        }
+        const spilled = yield* save(bytes)
+        const w = windowOfEnds(bytes.subarray(0, ends.head), bytes.subarray(bytes.length - ends.tail), lim, m.lines)
+        return yield* finish(spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
+      })
 
       const stream = Effect.fn("Truncate.stream")(function*<E, R>(
         input: Stream.Stream<string | Uint8Array, E, R>,
@@ -306,7 +332,7 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         } satisfies Capture
       })
 
-      return Truncate.of({ output, stream, capture, limits })
+      return Truncate.of({ output, outputBytes, stream, capture, limits })
     })
   )
 
