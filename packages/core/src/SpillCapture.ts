@@ -63,7 +63,7 @@ const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
 }
 
 /** `bytes` decoded, starting at the first character boundary (a tail may begin inside one). */
-const decodeFrom = (bytes: Uint8Array, decoder: TextDecoder): { readonly text: string; readonly skipped: number } => {
+const decodeFrom = (bytes: Uint8Array, decoder: { readonly decode: (b: Uint8Array) => string }): { readonly text: string; readonly skipped: number } => {
   let start = 0
   while (start < Math.min(3, bytes.length) && (bytes[start]! & 0xc0) === 0x80) start++
   return { text: decoder.decode(bytes.subarray(start)), skipped: start }
