@@ -24,6 +24,7 @@ import { ApplyPatchConfig, Bash, builtins } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
 import * as AnalysisWorker from "./AnalysisWorker.ts"
 import * as Bubblewrap from "./Bubblewrap.ts"
+import * as NodeStat from "./NodeStat.ts"
 import * as DataDir from "./DataDir.ts"
 import * as Defaults from "./Defaults.ts"
 
@@ -179,8 +180,9 @@ export const layerFromSettings = (
     Permission.layer({ rules: s.rules, unattended: options.unattended, platform: s.platform }),
     // This workspace's spill directory (of the SpillStorage below) is readable without asking.
     Workspace.layerWithSpillStorage({ root: s.cwd }),
-    // rg from the configured path, PATH or the download cache, else the portable walker.
-    Ripgrep.layer(options.ripgrep),
+    // rg from the configured path, PATH or the download cache, else the portable walker; glob's
+    // mtimes stat'ed in this process.
+    Ripgrep.layer({ statBatch: NodeStat.statBatch, ...options.ripgrep }),
     // The bash tool's tree-sitter parser (wasm, loaded once).
     Bash.parserLayer,
     // Big bash commands are analysed on a worker thread: other calls are served meanwhile.
