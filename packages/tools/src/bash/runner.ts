@@ -154,7 +154,7 @@ const ESCAPE_WAIT = 200
  */
 const REDIRECT = 'exec "$@" >>"$0" 2>&1'
 /** An extra pipe every process of the call inherits: its end means nothing holds the output any more. */
-const SENTINEL = "fd3"
+const SENTINEL_FD = 3
 /** How long the output may take to end after the shell exits before anyone holding it is looked for. */
 const SETTLE = 50
 /** How often a spill file being written is read while nothing new has arrived, in ms. */
@@ -195,9 +195,11 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       forceKillAfter: Duration.millis(options.grace)
     } as const
     const sandboxed = options.sandbox !== undefined && options.sandbox.service.status.sandboxed
-    const wrapped = options.sandbox === undefined || !sandboxed
+    // Wrapped whenever a sandbox is given (it prepares the call's resources); used only when it runs.
+    const wrapping = options.sandbox === undefined
       ? undefined
       : yield* options.sandbox.service.wrap({ command: options.shell.path, args: ["-c", options.command] }, options.sandbox.policy)
+    const wrapped = sandboxed ? wrapping : undefined
     // Where the platform allows it, the output goes straight into a spill file (the kernel moves
     // the bytes); otherwise through pipes into `Truncate.stream`.
     const capture = options.platform === "win32" || options.shell.kind !== "posix" || truncate.capture === undefined
@@ -207,7 +209,7 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       ? ChildProcess.make(
         "/bin/sh",
         ["-c", REDIRECT, capture.path, ...(wrapped === undefined ? [options.shell.path, "-c", options.command] : [wrapped.command, ...wrapped.args])],
-        { ...spawnOptions, additionalFds: { [SENTINEL]: { type: "output" } } }
+        { ...spawnOptions, additionalFds: { [`fd${SENTINEL_FD}`]: { type: "output" } } }
       )
       : wrapped !== undefined
       ? ChildProcess.make(wrapped.command, wrapped.args, spawnOptions)
@@ -246,7 +248,7 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       // the output) has closed it. The stdout/stderr pipes carry only what the redirecting shell
       // itself says (it could not open the file) or what a stand-in spawner prints.
       const piped = handle.all.pipe(Stream.runForEach((bytes) => capture.append(bytes)), Effect.catch(onReadError))
-      const held = handle.getOutputFd(3).pipe(Stream.runDrain, Effect.catch(onReadError))
+      const held = handle.getOutputFd(SENTINEL_FD).pipe(Stream.runDrain, Effect.catch(onReadError))
       collector = yield* Effect.all([piped, held], { concurrency: 2, discard: true }).pipe(
         Effect.raceFirst(Deferred.await(stop)),
         Effect.forkIn(scope)
