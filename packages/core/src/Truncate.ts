@@ -196,7 +196,11 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
       // Returns once the spill is started when the store writes in the background: the preview
       // does not wait for the disk (read and grep of the spill wait for it instead).
       const save = (content: string | Uint8Array) =>
-        Effect.result(spill.writeInBackground !== undefined ? spill.writeInBackground(content) : spill.write(content))
+        Effect.result(
+          spill.writeInBackground !== undefined
+            ? spill.writeInBackground(content)
+            : spill.write(content)
+        )
 
       const truncated = Effect.fn("Truncate.output")(function*(text: string, m: LineWindow.Measure, lim: Limits, options?: Options) {
         const spilled = yield* save(text)
