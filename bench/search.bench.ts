@@ -13,13 +13,14 @@
 import { Effect, Layer, ManagedRuntime, Stream } from "effect"
 import { NodeServices } from "@effect/platform-node"
 import { Ripgrep, RipgrepBinary, RipgrepPortable, Tool, Workspace } from "@agent-tools/core"
+import * as NodeStat from "../packages/node/src/NodeStat.ts"
 import { GlobTool, GrepTool } from "@agent-tools/tools"
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { fmt, machine, median } from "./lib/stats.ts"
+import { fmt, loadProbe, loadText, machine, median } from "./lib/stats.ts"
 
 const LEVELS = 8
 const PER_LEVEL = 25_000
@@ -146,7 +147,9 @@ const ctx: Tool.Context = {
 }
 
 type Backend = "rg" | "portable"
-const ripgrepLayer = (backend: Backend) => (backend === "rg" ? RipgrepBinary.layer() : RipgrepPortable.layer())
+// The rg backend as the Node layer builds it: mtimes stat'ed in this process.
+const ripgrepLayer = (backend: Backend) =>
+  backend === "rg" ? Ripgrep.layer({ backend: "rg", statBatch: NodeStat.statBatch }) : RipgrepPortable.layer()
 
 /** Builds the services and the tool once per (backend, root); returns a runner for calls. */
 const toolRunner = async (backend: Backend, root: string, tool: Tool.Definition<string, any, any>) => {
@@ -188,37 +191,49 @@ const main = async () => {
   log()
 
   // glob
-  log("### glob: newest 100 of `**/*.ts` vs raw `rg --files`")
-  log()
-  log("| files | raw `rg --files` ms | raw `rg --files \\| xargs stat` ms | glob (rg layer) ms | vs rg --files | vs rg \\| stat | peak Δheap MB | peak ΔRSS MB | naive collect+sort Δheap MB | glob (portable) ms | portable / rg |")
-  log("|---|---|---|---|---|---|---|---|---|---|---|")
-  for (const size of sizes) {
-    const raw = await repeat(RUNS, () => rawRg(size.dir, ["--files", "--null", ...COMMON, "."]))
-    const pipeline = `rg --files --null ${COMMON.map((a) => `'${a}'`).join(" ")} . | xargs -0 -n 4096 stat --printf '%.9Y\\t%n\\0' --`
-    const rawStat = await repeat(RUNS, () => rawRg(size.dir, ["-c", pipeline], "sh"))
-    const glob = await toolRunner("rg", size.dir, GlobTool)
-    const tool = await repeat(RUNS, () => glob({ pattern: "**/*.ts" }))
-    const naive = await repeat(1, () => naiveGlob(size.dir))
-    const portableGlob = await toolRunner("portable", size.dir, GlobTool)
-    const portable = size.files === 200_000 || !quick ? await repeat(1, () => portableGlob({ pattern: "**/*.ts" })) : undefined
-    log(`| ${size.files.toLocaleString("en")} | ${fmt(raw.ms, 0)} | ${fmt(rawStat.ms, 0)} | ${fmt(tool.ms, 0)} | **${fmt(tool.ms / raw.ms)}×** | **${fmt(tool.ms / rawStat.ms)}×** | ${fmt(tool.heapMB, 1)} | ${fmt(tool.rssMB, 1)} | ${fmt(naive.heapMB, 1)} | ${portable ? fmt(portable.ms, 0) : "–"} | ${portable ? `${fmt(portable.ms / tool.ms, 1)}×` : "–"} |`)
+  const globOnly = process.argv.includes("--glob-only")
+  const grepOnly = process.argv.includes("--grep-only")
+  if (!grepOnly) {
+    log("### glob: newest 100 vs raw `rg --files` (median of the runs; load and other processes' CPU share over the row)")
+    log()
+    log("| files | pattern | load | raw `rg --files` ms | raw `rg --files \\| xargs stat` ms | glob (rg layer) ms | vs rg --files | vs rg \\| stat | peak Δheap MB | peak ΔRSS MB | naive collect+sort Δheap MB | glob (portable) ms | portable / rg |")
+    log("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (const size of sizes) {
+      for (const pattern of size.files === 200_000 ? ["**/*.ts", "**/*"] : ["**/*.ts"]) {
+        const probe = await loadProbe()
+        const filter = pattern === "**/*" ? [] : [`--glob=${pattern}`]
+        const raw = await repeat(RUNS, () => rawRg(size.dir, ["--files", "--null", ...COMMON, ...filter, "."]))
+        const pipeline = `rg --files --null ${[...COMMON, ...filter].map((a) => `'${a}'`).join(" ")} . | xargs -0 -n 4096 stat --printf '%.9Y\\t%n\\0' --`
+        const rawStat = await repeat(RUNS, () => rawRg(size.dir, ["-c", pipeline], "sh"))
+        const glob = await toolRunner("rg", size.dir, GlobTool)
+        const tool = await repeat(RUNS, () => glob({ pattern }))
+        const share = probe.othersShare()
+        const naive = globOnly ? undefined : await repeat(1, () => naiveGlob(size.dir))
+        const portableGlob = await toolRunner("portable", size.dir, GlobTool)
+        const portable = !globOnly && (size.files === 200_000 || !quick) ? await repeat(1, () => portableGlob({ pattern })) : undefined
+        log(`| ${size.files.toLocaleString("en")} | \`${pattern}\` | ${loadText(probe, share)} | ${fmt(raw.ms, 0)} | ${fmt(rawStat.ms, 0)} | ${fmt(tool.ms, 0)} | **${fmt(tool.ms / raw.ms)}×** | **${fmt(tool.ms / rawStat.ms)}×** | ${fmt(tool.heapMB, 1)} | ${fmt(tool.rssMB, 1)} | ${naive ? fmt(naive.heapMB, 1) : "–"} | ${portable ? fmt(portable.ms, 0) : "–"} | ${portable ? `${fmt(portable.ms / tool.ms, 1)}×` : "–"} |`)
+      }
+    }
+    log()
   }
-  log()
+  if (globOnly) return
 
   // grep
   log("### grep tool vs raw `rg --json` (same flags), 200k files")
   log()
-  log("| pattern | matches / files | raw `rg --json` ms | raw `rg --count` ms | grep (rg layer) ms | vs rg --json | vs rg --count | peak Δheap MB | grep (portable) ms | portable / rg |")
-  log("|---|---|---|---|---|---|---|---|---|---|")
+  log("| pattern | load | matches / files | raw `rg --json` ms | raw `rg --count` ms | grep (rg layer) ms | vs rg --json | vs rg --count | peak Δheap MB | peak ΔRSS MB | grep (portable) ms | portable / rg |")
+  log("|---|---|---|---|---|---|---|---|---|---|---|---|")
   const grepRg = await toolRunner("rg", big, GrepTool)
-  const grepPortable = await toolRunner("portable", big, GrepTool)
+  const grepPortable = grepOnly ? undefined : await toolRunner("portable", big, GrepTool)
   for (const pattern of ["NEEDLE_RARE", "FIXME\\(\\w+\\)", "TODO"]) {
+    const probe = await loadProbe()
     const raw = await repeat(RUNS, () => rawRg(big, ["--json", ...COMMON, "--", pattern, "."]))
     const rawCount = await repeat(RUNS, () => rawRg(big, ["--count", "--null", "--with-filename", ...COMMON, "--", pattern, "."]))
     let metadata: Record<string, unknown> = {}
     const tool = await repeat(RUNS, async () => (metadata = ((await grepRg({ pattern })) as Tool.Result).metadata))
-    const portable = await measure(() => grepPortable({ pattern }))
-    log(`| \`${pattern}\` | ${metadata.matches} / ${metadata.files} | ${fmt(raw.ms, 0)} | ${fmt(rawCount.ms, 0)} | ${fmt(tool.ms, 0)} | **${fmt(tool.ms / raw.ms)}×** | ${fmt(tool.ms / rawCount.ms)}× | ${fmt(tool.heapMB, 1)} | ${fmt(portable.ms, 0)} | ${fmt(portable.ms / tool.ms, 1)}× |`)
+    const portable = grepPortable === undefined ? undefined : await measure(() => grepPortable({ pattern }))
+    const share = probe.othersShare()
+    log(`| \`${pattern}\` | ${loadText(probe, share)} | ${metadata.matches} / ${metadata.files} | ${fmt(raw.ms, 0)} | ${fmt(rawCount.ms, 0)} | ${fmt(tool.ms, 0)} | **${fmt(tool.ms / raw.ms)}×** | ${fmt(tool.ms / rawCount.ms)}× | ${fmt(tool.heapMB, 1)} | ${fmt(tool.rssMB, 1)} | ${portable ? fmt(portable.ms, 0) : "–"} | ${portable ? `${fmt(portable.ms / tool.ms, 1)}×` : "–"} |`)
   }
   log()
 

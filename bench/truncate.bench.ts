@@ -10,9 +10,15 @@
  * - extra heap: peak of live heapUsed + arrayBuffers (a GC before each sample, every 2 ms while
  *   the call runs) above the level after a GC, relative to the input size.
  *
- *   ./node_modules/.bin/node --expose-gc bench/truncate.bench.ts [--runs=N] [--sizes=1,10,100]
+ * First, the latency table: a 100 MB output through `Truncate.output` (string) and
+ * `Truncate.outputBytes` (bytes): when the preview is back, and when the spill (written in the
+ * background) is complete, against `cat input > file` of the same bytes in the same run; median of
+ * `--latency-runs` (5) runs, each with its load and the CPU share other processes took.
+ *
+ *   ./node_modules/.bin/node --expose-gc bench/truncate.bench.ts [--runs=N] [--sizes=1,10,100] [--latency-only]
  * Writes bench/RESULTS-truncate.md (git-ignored: a fresh run, to merge into RESULTS.md).
  */
+import { spawnSync } from "node:child_process"
 import { rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { dirname, join } from "node:path"
@@ -23,7 +29,7 @@ import { Events, SpillStorage, Truncate } from "@agent-tools/core"
 import * as LineWindow from "../packages/core/src/LineWindow.ts"
 import * as Strategy from "../packages/core/src/TruncationStrategy.ts"
 import * as Baseline from "./baseline/opencode-truncate.ts"
-import { fmt, machine, median } from "./lib/stats.ts"
+import { fmt, loadProbe, loadText, machine, median } from "./lib/stats.ts"
 
 const argv = process.argv.slice(2)
 const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1]
@@ -118,6 +124,66 @@ const program = Effect.gen(function*() {
   }
   type Case = keyof typeof cases
 
+  // ------------------------------------------------------------------------------------------
+  // Latency at 100 MB: preview back, spill complete, against `cat input > file`.
+  const spill = Context.get(ctx, SpillStorage.SpillStorage)
+  const latencyText = logText(100 * MB)
+  const latencyBytes = new TextEncoder().encode(latencyText)
+  const input = join(dir, "input.log")
+  writeFileSync(input, latencyBytes)
+  const complete = (path: string | undefined) => run(spill.ready!(path!))
+  const latency: Array<string> = []
+  const cols: Record<string, Array<number>> = { cat: [], strPreview: [], strSpill: [], bytesPreview: [], bytesSpill: [] }
+  yield* Effect.promise(async () => {
+    // warm-up
+    drop((await run(truncate.output(latencyText))).outputPath)
+    for (let i = 0; i < Number(flag("latency-runs") ?? 5); i++) {
+      const probe = await loadProbe()
+      const out = join(dir, "cat.out")
+      let t = performance.now()
+      spawnSync("/bin/sh", ["-c", `cat '${input}' > '${out}'`])
+      const cat = performance.now() - t
+      rmSync(out, { force: true })
+      const fresh = `run ${i}\n${latencyText}`
+      fresh.indexOf("\u0000")
+      gc()
+      t = performance.now()
+      const r1 = await run(truncate.output(fresh))
+      const strPreview = performance.now() - t
+      await complete(r1.outputPath)
+      const strSpill = performance.now() - t
+      drop(r1.outputPath)
+      gc()
+      t = performance.now()
+      const r2 = await run(truncate.outputBytes!(latencyBytes))
+      const bytesPreview = performance.now() - t
+      await complete(r2.outputPath)
+      const bytesSpill = performance.now() - t
+      drop(r2.outputPath)
+      const share = probe.othersShare()
+      for (const [k, v] of Object.entries({ cat, strPreview, strSpill, bytesPreview, bytesSpill })) cols[k]!.push(v)
+      latency.push(
+        `| ${i + 1} | ${loadText(probe, share)} | ${fmt(cat, 1)} | ${fmt(strPreview, 1)} | ${fmt(strSpill, 1)} (${fmt(strSpill / cat)}×) | ` +
+          `${fmt(bytesPreview, 1)} | ${fmt(bytesSpill, 1)} (${fmt(bytesSpill / cat)}×) |`
+      )
+    }
+  })
+  const m = (k: string) => median(cols[k]!)
+  const latencyTable = [
+    "### 100 MB: preview back and spill complete (ms), against `cat input > file` in the same run",
+    "",
+    "| run | load | `cat input > file` | `output(string)` preview | spill complete (× cat) | `outputBytes` preview | spill complete (× cat) |",
+    "|---|---|---:|---:|---:|---:|---:|",
+    ...latency,
+    `| **median** | | **${fmt(m("cat"), 1)}** | **${fmt(m("strPreview"), 1)}** | **${fmt(m("strSpill"), 1)} (${fmt(m("strSpill") / m("cat"))}×)** | ` +
+      `**${fmt(m("bytesPreview"), 1)}** | **${fmt(m("bytesSpill"), 1)} (${fmt(m("bytesSpill") / m("cat"))}×)** |`,
+    "",
+    "goals: preview ≤ 60 ms; the spill of bytes complete ≤ 1.3× `cat > file`",
+    ""
+  ].join("\n")
+  console.log(latencyTable)
+  if (argv.includes("--latency-only")) return latencyTable
+
   const rows: Array<Record<string, string>> = []
   for (const mb of sizes) {
     const text = logText(mb * MB)
@@ -188,7 +254,7 @@ const program = Effect.gen(function*() {
     "|---|---:|---:|---:|---:|",
     ...rows.map((r) => `| ${r.input} | ${r.heapOpencode} | ${r.heapOurs} | ${r.heapHeadTail} | ${r.heapStream} |`)
   ].join("\n")
-  return table
+  return `${latencyTable}\n${table}`
 })
 
 const load = loadavg()[0]!.toFixed(1)

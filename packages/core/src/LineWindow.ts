@@ -57,12 +57,27 @@ const CUT_BYTES = HEAD_CUT.length
 
 const empty = (edge: number): Side => ({ text: "", lines: 0, bytes: 0, size: 0, cut: false, edge })
 
-/** Counts lines and bytes in one pass of native scans, without splitting the text. */
+/** Above this many UTF-16 units a text is measured on its encoding (`Utf8.measureEncoded`). */
+const ENCODED_MEASURE = 1 << 20
+
+/** Counts lines and bytes with native scans, without splitting the text. */
 export const measure = (text: string): Measure => {
+  const endsWithNewline = text.endsWith("\n")
+  const last = text.length > 0 && !endsWithNewline ? 1 : 0
+  if (text.length > ENCODED_MEASURE) {
+    const { bytes, newlines } = Utf8.measureEncoded(text)
+    return { lines: newlines + last, bytes, endsWithNewline }
+  }
   let newlines = 0
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) newlines++
-  const endsWithNewline = text.endsWith("\n")
-  return { lines: newlines + (text.length > 0 && !endsWithNewline ? 1 : 0), bytes: Utf8.byteLength(text), endsWithNewline }
+  return { lines: newlines + last, bytes: Utf8.byteLength(text), endsWithNewline }
+}
+
+/** The measure of bytes (newlines found with a byte search). */
+export const measureBytes = (bytes: Uint8Array): Measure => {
+  const endsWithNewline = bytes.length > 0 && bytes[bytes.length - 1] === 10
+  const newlines = Utf8.countNewlines(bytes)
+  return { lines: newlines + (bytes.length > 0 && !endsWithNewline ? 1 : 0), bytes: bytes.length, endsWithNewline }
 }
 
 /** Whether a text of this measure is returned whole. */

@@ -231,6 +231,28 @@ export const fileSystemMtimes = (fs: FileSystem.FileSystem, join: (dir: string, 
     Stream.filter((m): m is Mtime => m !== undefined)
   )
 
+/**
+ * Stats a batch of paths (relative to `cwd`) in this process: the mtime in ms of each path that is
+ * a regular file, undefined for anything else or what cannot be stat'ed. The Node layer's runs on
+ * libuv's thread pool without an Effect per file.
+ */
+export type StatBatch = (cwd: string, paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number | undefined>>
+
+/** `mtimes` over a `StatBatch`, one batch per chunk of the listing. */
+export const batchMtimes = (stat: StatBatch) =>
+<E>(cwd: string, paths: Stream.Stream<string, E>): Stream.Stream<Mtime, E | RipgrepError> =>
+  paths.pipe(
+    Stream.mapArrayEffect((chunk) =>
+      // A chunk is never empty, so neither is its map.
+      Effect.map(stat(cwd, chunk), (mtimes) =>
+        chunk.map((path, i) => ({ path, mtime: mtimes[i] })) as unknown as readonly [
+          { readonly path: string; readonly mtime: number | undefined },
+          ...Array<{ readonly path: string; readonly mtime: number | undefined }>
+        ])
+    ),
+    Stream.filter((m): m is Mtime => m.mtime !== undefined)
+  )
+
 /** `files({ stat: true })` from a listing and `mtimes`: skipped paths are passed on at the end. */
 export const withMtimes = <E>(
   listed: Stream.Stream<FilesEvent, E>,
@@ -270,6 +292,8 @@ export const takeResults = <A extends { readonly _tag: string }, E, R>(
 }
 
 export interface LayerOptions extends RipgrepBinary.Options {
+  /** In-process batch stats for the mtimes (glob's newest first), instead of spawned `stat` processes. */
+  readonly statBatch?: StatBatch | undefined
   /** `"rg"` or `"portable"` forces a backend; default: rg when found, else portable. */
   readonly backend?: Backend | undefined
 }
@@ -312,7 +336,7 @@ export const layer = (
       }
       const resolved = yield* Effect.result(RipgrepBinary.resolve(options))
       if (resolved._tag === "Success") {
-        const service = yield* RipgrepBinary.make(resolved.success)
+        const service = yield* RipgrepBinary.make(resolved.success, options.statBatch)
         yield* Effect.logDebug(`Ripgrep: using ${service.description}`)
         return service
       }

@@ -192,11 +192,11 @@ const detectNativeStat = (spawner: ChildProcessSpawner.ChildProcessSpawner["Serv
   )
 
 /** Builds the service on a resolved binary. */
-export const make = Effect.fnUntraced(function*(binary: Binary) {
+export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripgrep.StatBatch) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
-  const nativeStat = yield* detectNativeStat(spawner)
+  const nativeStat = statBatch === undefined && (yield* detectNativeStat(spawner))
 
   const toError = (e: PlatformError) => new Ripgrep.RipgrepError({ message: `rg: ${e.message}` })
 
@@ -294,7 +294,11 @@ export const make = Effect.fnUntraced(function*(binary: Binary) {
     }))
   const fallbackMtimes = Ripgrep.fileSystemMtimes(fs, path.join)
   const mtimes: Ripgrep.Service["mtimes"] = (cwd, paths) =>
-    (nativeStat ? nativeMtimes(cwd, paths) : fallbackMtimes(cwd, paths)).pipe(
+    (statBatch !== undefined
+      ? Ripgrep.batchMtimes(statBatch)(cwd, paths)
+      : nativeStat
+      ? nativeMtimes(cwd, paths)
+      : fallbackMtimes(cwd, paths)).pipe(
       Stream.withSpan("Ripgrep.mtimes", { attributes: { cwd, native: nativeStat, backend: "rg" } })
     )
 
@@ -359,7 +363,7 @@ export const make = Effect.fnUntraced(function*(binary: Binary) {
 
   return Ripgrep.Ripgrep.of({
     backend: "rg",
-    description: `rg ${binary.version} (${binary.path})${nativeStat ? " with native stat" : ""}`,
+    description: `rg ${binary.version} (${binary.path})${statBatch !== undefined ? " with in-process stat" : nativeStat ? " with native stat" : ""}`,
     files,
     search,
     count,

@@ -1,7 +1,7 @@
 /**
  * Where the full text of a truncated tool output goes, so the model can page it later.
  */
-import { Clock, Context, Effect, Exit, FileSystem, Layer, Option, Path, Schema, Scope, Stream } from "effect"
+import { Clock, Context, Deferred, Effect, Exit, FileSystem, Layer, Option, Path, Schema, Scope, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import {
   concat,
@@ -35,11 +35,42 @@ export interface SpillWriter {
   readonly commit: Effect.Effect<string, SpillError>
 }
 
+/**
+ * A spill another process writes into: its stdout and stderr are redirected to `path` (opened for
+ * appending), so the bytes never pass through this process; they are read back by position as the
+ * file grows. Dropped (its temp removed) if its scope closes before `commit`.
+ */
+export interface DirectSpill {
+  /** The temp file the process appends to; renamed to the spill's final name on commit. */
+  readonly path: string
+  /** Reads up to `buffer.length` bytes at `position` into `buffer`; 0 at the end of the file. */
+  readonly read: (buffer: Uint8Array, position: number) => Effect.Effect<number, SpillError>
+  /** Appends bytes that arrived another way (a pipe). */
+  readonly append: (bytes: Uint8Array) => Effect.Effect<void, SpillError>
+  /** Cuts the file to `length` bytes; an appending writer goes on from the new end. */
+  readonly truncate: (length: number) => Effect.Effect<void, SpillError>
+  /** Appends `trailer` when given, then makes the spill visible under its final name; returns that path. */
+  readonly commit: (trailer?: Uint8Array) => Effect.Effect<string, SpillError>
+}
+
 export class SpillStorage extends Context.Service<SpillStorage, {
   /** Stores a whole output at once; returns its path (or URI for non-file stores). */
   readonly write: (content: string | Uint8Array) => Effect.Effect<string, SpillError>
+  /**
+   * Stores a whole output in a fiber owned by the store and returns its path at once; the spill
+   * appears under that path (temp file, renamed) when complete, and `ready` waits for that. A store
+   * without it is written with `write`.
+   */
+  readonly writeInBackground?: ((content: string | Uint8Array) => Effect.Effect<string, SpillError>) | undefined
+  /** Waits until the spill at `path` is complete, if it is still being written (any other path: at once). */
+  readonly ready?: ((path: string) => Effect.Effect<void>) | undefined
   /** Opens a streaming spill. */
   readonly writer: Effect.Effect<SpillWriter, SpillError, Scope.Scope>
+  /**
+   * Opens a spill file that a child process can write into directly (see `DirectSpill`). Only a
+   * store on the disk that processes see offers it (the file-system store made with `direct`).
+   */
+  readonly direct?: Effect.Effect<DirectSpill, SpillError, Scope.Scope> | undefined
   /** Reads a spill back (used by `read` when the path is owned by a non-file store). */
   readonly read: (path: string) => Stream.Stream<Uint8Array, SpillError>
   /** Whether `path` names a spill of this store. */
@@ -120,7 +151,14 @@ const notOurs = (p: string) => new SpillError({ message: `${p} is not a spill of
  * `workspace` also those left directly in `dir` by stores without one.
  */
 export const layer = (
-  options: Options & { readonly dir: string }
+  options: Options & {
+    readonly dir: string
+    /**
+     * Offer `direct` spills: the store's files are on the disk that child processes see (the real
+     * file system, not a memory one), so a command's output can be redirected into them.
+     */
+    readonly direct?: boolean | undefined
+  }
 ): Layer.Layer<SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(
     SpillStorage,
@@ -219,9 +257,8 @@ export const layer = (
       const rename = (temp: string, final: string) =>
         fs.rename(temp, final).pipe(Effect.mapError(spillError(`cannot rename ${temp}`)))
 
-      const writer = Effect.gen(function*() {
+      const writerAs = ({ final, temp }: { readonly final: string; readonly temp: string }) => Effect.gen(function*() {
         yield* firstUse
-        const { final, temp } = yield* spillNames
         let committed = false
         // Registered before the file is opened, so it runs after the handle is closed.
         yield* Effect.addFinalizer(() => committed ? Effect.void : Effect.ignore(fs.remove(temp, { force: true })))
@@ -261,11 +298,37 @@ export const layer = (
         ).pipe(Effect.withSpan("SpillStorage.commit"))
         return { write, commit } satisfies SpillWriter
       }).pipe(Effect.withSpan("SpillStorage.writer"))
+      const writer = Effect.flatMap(spillNames, writerAs)
 
-      // Up to SMALL bytes under the cap: one writeFile and a rename, the fewest round trips.
-      const writeSmall = Effect.fnUntraced(function*(data: Uint8Array) {
+      const direct = Effect.gen(function*() {
         yield* firstUse
         const { final, temp } = yield* spillNames
+        let committed = false
+        yield* Effect.addFinalizer(() => committed ? Effect.void : Effect.ignore(fs.remove(temp, { force: true })))
+        const fileScope = yield* Scope.fork(yield* Effect.scope)
+        // Appending: our own writes (`append`, the trailer) land after whatever the process wrote.
+        const file = yield* inDir(temp, fs.open(temp, { flag: "ax+", mode: FILE_MODE }).pipe(Scope.provide(fileScope)))
+        const failed = (what: string) => spillError(`cannot ${what} ${temp}`)
+        const read = (buffer: Uint8Array, position: number) =>
+          file.read(buffer, { position: BigInt(position) }).pipe(Effect.mapError(failed("read")))
+        const append = (bytes: Uint8Array) => file.writeAll(bytes).pipe(Effect.mapError(failed("write")))
+        const truncate = (length: number) => file.truncate(length).pipe(Effect.mapError(failed("truncate")))
+        const commit = (trailer?: Uint8Array) =>
+          Effect.suspend(() =>
+            committed ? Effect.succeed(final) : Effect.gen(function*() {
+              if (trailer !== undefined) yield* append(trailer)
+              yield* Scope.close(fileScope, Exit.void)
+              yield* rename(temp, final)
+              committed = true
+              return final
+            })
+          ).pipe(Effect.withSpan("SpillStorage.commit"))
+        return { path: temp, read, append, truncate, commit } satisfies DirectSpill
+      }).pipe(Effect.withSpan("SpillStorage.direct"))
+
+      // Up to SMALL bytes under the cap: one writeFile and a rename, the fewest round trips.
+      const writeSmall = Effect.fnUntraced(function*({ final, temp }: { readonly final: string; readonly temp: string }, data: Uint8Array) {
+        yield* firstUse
         yield* inDir(temp, fs.writeFile(temp, data, { flag: "wx", mode: FILE_MODE })).pipe(
           Effect.andThen(rename(temp, final)),
           Effect.onError(() => Effect.ignore(fs.remove(temp, { force: true })))
@@ -273,16 +336,46 @@ export const layer = (
         return final
       })
 
-      const write = Effect.fn("SpillStorage.write")(function*(content: string | Uint8Array) {
+      const writeAs = (names: { readonly final: string; readonly temp: string }, content: string | Uint8Array) => {
         const limit = Math.min(SMALL, maxBytes)
         if (typeof content !== "string") {
-          return yield* (content.length <= limit ? writeSmall(content) : writeAll(writer, content))
+          return content.length <= limit ? writeSmall(names, content) : writeAll(writerAs(names), content)
         }
         if (content.length <= limit && Utf8.byteLength(content) <= limit) {
-          return yield* writeSmall(new TextEncoder().encode(content))
+          return writeSmall(names, new TextEncoder().encode(content))
         }
-        return yield* writeAll(writer, content)
+        return writeAll(writerAs(names), content)
+      }
+      const write = Effect.fn("SpillStorage.write")(function*(content: string | Uint8Array) {
+        return yield* writeAs(yield* spillNames, content)
       })
+
+      // Spills still being written in the background, by name: `ready` waits for them.
+      const pending = new Map<string, Deferred.Deferred<void>>()
+      const layerScope = yield* Effect.scope
+      const writeInBackground = Effect.fn("SpillStorage.writeInBackground")(function*(content: string | Uint8Array) {
+        const names = yield* spillNames
+        // The directory is made now, so the usual failure (it cannot be) is the caller's to report.
+        if (!dirReady) yield* makeDir
+        const done = yield* Deferred.make<void>()
+        const name = path.basename(names.final)
+        pending.set(name, done)
+        // Uninterruptible: closing the layer waits for the write instead of losing the spill.
+        yield* writeAs(names, content).pipe(
+          Effect.catch((e) => Effect.logWarning("writing a spill in the background failed", e.message)),
+          Effect.ensuring(Effect.suspend(() => {
+            pending.delete(name)
+            return Deferred.succeed(done, undefined)
+          })),
+          Effect.forkIn(layerScope, { startImmediately: true, uninterruptible: true })
+        )
+        return names.final
+      })
+      const ready = (p: string) =>
+        Effect.suspend(() => {
+          const done = pending.size === 0 ? undefined : pending.get(path.basename(p))
+          return done === undefined ? Effect.void : Deferred.await(done)
+        })
 
       const read = (p: string): Stream.Stream<Uint8Array, SpillError> =>
         owns(p)
@@ -291,7 +384,19 @@ export const layer = (
           )
           : Stream.fail(notOurs(p))
 
-      return SpillStorage.of({ write, writer, read, owns, list, cleanup, directory: dir, maxBytes })
+      return SpillStorage.of({
+        write,
+        writeInBackground,
+        ready,
+        writer,
+        ...(options.direct === true ? { direct } : {}),
+        read,
+        owns,
+        list,
+        cleanup,
+        directory: dir,
+        maxBytes
+      })
     })
   )
 

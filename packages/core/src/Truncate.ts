@@ -2,9 +2,10 @@
  * Bounds what a tool returns to the model: line and byte limits, head / tail / head+tail previews,
  * the full output spilled to SpillStorage with a notice saying how to page it.
  */
-import { Context, Effect, Layer, Result as ResultModule, Stream } from "effect"
+import { Context, Effect, Layer, Result as ResultModule, type Scope, Stream } from "effect"
 import { Events } from "./Events.ts"
 import * as LineWindow from "./LineWindow.ts"
+import { endBytes, Follower, windowOfEnds } from "./SpillCapture.ts"
 import { SpillError, SpillStorage, type SpillWriter } from "./SpillStorage.ts"
 import * as Strategy from "./TruncationStrategy.ts"
 import * as Utf8 from "./Utf8.ts"
@@ -45,12 +46,44 @@ export interface Result {
   readonly spillError?: string | undefined
 }
 
+/**
+ * A process's output captured in a spill file that the process writes into directly: read back
+ * as it grows, so the bytes never pass through this process (see `Truncate.capture`).
+ */
+export interface Capture {
+  /** The file to redirect the process's stdout and stderr to, appending. */
+  readonly path: string
+  /** Reads what was appended since the last call (line totals, both ends). */
+  readonly poll: Effect.Effect<void>
+  /** Appends output that arrived another way (a pipe). */
+  readonly append: (bytes: Uint8Array) => Effect.Effect<void>
+  /** The last `chars` characters, when something arrived since the last call. */
+  readonly preview: (chars: number) => string | undefined
+  /** Reads the rest and returns the same result `stream` gives for the same bytes. */
+  readonly finish: Effect.Effect<Result>
+  /** Why reading the file failed part way, if it did (what was read is kept). */
+  readonly readError: () => string | undefined
+}
+
 export class Truncate extends Context.Service<Truncate, {
   readonly output: (text: string, options?: Options) => Effect.Effect<Result>
+  /**
+   * `output` for bytes (UTF-8 assumed, other bytes shown as U+FFFD): totals from a byte search, the
+   * preview from the two ends only, the spill written as the bytes are. Optional: a Truncate
+   * without it gets the decoded text through `output`.
+   */
+  readonly outputBytes?: ((bytes: Uint8Array, options?: Options) => Effect.Effect<Result>) | undefined
   readonly stream: <E, R>(
     input: Stream.Stream<string | Uint8Array, E, R>,
     options?: Options
   ) => Effect.Effect<Result, E, R>
+  /**
+   * Opens a capture of a process's output (a spill file it writes into), when the spill store
+   * offers direct spills; undefined otherwise (then the output goes through `stream`). Live
+   * previews of up to `previewChars` characters come from the file's end. Optional: a Truncate
+   * without it has every output go through `stream`.
+   */
+  readonly capture?: (options?: Options, previewChars?: number) => Effect.Effect<Capture | undefined, never, Scope.Scope>
   /** Effective limits for a tool: global < per-tool < per-call. */
   readonly limits: (options?: Options) => Limits
 }>()("@agent-tools/core/Truncate") {}
@@ -160,8 +193,17 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         return result
       })
 
+      // Returns once the spill is started when the store writes in the background: the preview
+      // does not wait for the disk (read and grep of the spill wait for it instead).
+      const save = (content: string | Uint8Array) =>
+        Effect.result(
+          spill.writeInBackground !== undefined
+            ? spill.writeInBackground(content)
+            : spill.write(content)
+        )
+
       const truncated = Effect.fn("Truncate.output")(function*(text: string, m: LineWindow.Measure, lim: Limits, options?: Options) {
-        const spilled = yield* Effect.result(spill.write(text))
+        const spilled = yield* save(text)
         return yield* finish(spilled, m, options, (notice) =>
           Effect.try({
             try: () => strategy.preview(text, lim, notice),
@@ -183,6 +225,21 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         const lim = limits(options)
         return LineWindow.fits(m, lim) ? Effect.succeed(whole(text, m)) : truncated(text, m, lim, options)
       }
+
+      const outputBytes = Effect.fn("Truncate.outputBytes")(function*(bytes: Uint8Array, options?: Options) {
+        const m = LineWindow.measureBytes(bytes)
+        const lim = limits(options)
+        const ends = endBytes(lim)
+        // The line strategy needs only the two ends; a custom one gets the whole text.
+        if (disabled(options) || LineWindow.fits(m, lim) || bytes.length <= ends.head + ends.tail || strategy !== Strategy.lines) {
+          const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
+          if (disabled(options)) return yield* Effect.as(skip(options), whole(text, m))
+          return LineWindow.fits(m, lim) ? whole(text, m) : yield* truncated(text, m, lim, options)
+        }
+        const spilled = yield* save(bytes)
+        const w = windowOfEnds(bytes.subarray(0, ends.head), bytes.subarray(bytes.length - ends.tail), lim, m.lines)
+        return yield* finish(spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
+      })
 
       const stream = Effect.fn("Truncate.stream")(function*<E, R>(
         input: Stream.Stream<string | Uint8Array, E, R>,
@@ -246,7 +303,40 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         return yield* finish(spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
       })
 
-      return Truncate.of({ output, stream, limits })
+      const capture = Effect.fn("Truncate.capture")(function*(options?: Options, previewChars = 0) {
+        if (spill.direct === undefined) return undefined
+        const opened = yield* Effect.result(spill.direct)
+        if (ResultModule.isFailure(opened)) {
+          yield* Effect.logWarning("cannot open a spill file for a process's output; reading it through a pipe", opened.failure.message)
+          return undefined
+        }
+        const lim = limits(options)
+        const follower = new Follower(opened.success, lim, spill.maxBytes, previewChars * 4)
+        const done = Effect.gen(function*() {
+          yield* follower.poll
+          const m = follower.measure()
+          if (disabled(options)) {
+            const text = yield* follower.readAll.pipe(Effect.orElseSucceed(() => follower.text() ?? ""))
+            yield* skip(options)
+            return whole(text, m)
+          }
+          const text = follower.text()
+          if (text !== undefined && LineWindow.fits(m, lim)) return whole(text, m)
+          const spilled = yield* Effect.result(follower.commit)
+          const w = follower.window()
+          return yield* finish(spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
+        }).pipe(Effect.withSpan("Truncate.captured"))
+        return {
+          path: follower.path,
+          poll: follower.poll,
+          append: (bytes) => follower.append(bytes),
+          preview: (chars) => follower.preview(chars),
+          finish: done,
+          readError: () => follower.failure?.message
+        } satisfies Capture
+      })
+
+      return Truncate.of({ output, outputBytes, stream, capture, limits })
     })
   )
 

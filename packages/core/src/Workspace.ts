@@ -68,6 +68,11 @@ export interface LayerOptions {
    * `spill: true`, so read and grep page them without an outside ask. They may not exist yet.
    */
   readonly spillDirectories?: ReadonlyArray<string> | undefined
+  /**
+   * Waits until a spill still being written in the background is complete (`SpillStorage.ready`):
+   * every path is resolved after it, so read and grep never see a spill before it is whole.
+   */
+  readonly spillReady?: ((path: string) => Effect.Effect<void>) | undefined
 }
 
 const MAX_DANGLING_HOPS = 40
@@ -189,6 +194,7 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions) {
   const resolve = Effect.fn("Workspace.resolve")(function*(input: string) {
     const absolute = path.resolve(givenRoot, input) // never `~`-expanded: tools get literal paths
     if (absolute.includes("\0")) return yield* new PathResolutionError({ path: input, reason: "the path contains a NUL byte" })
+    if (options.spillReady !== undefined) yield* options.spillReady(absolute)
     const { real, exists } = yield* physical(input, absolute)
     const inside = contains(real)
     const spill = spillDirs.some((dir) => isWithin(dir, real, path.sep))
@@ -218,6 +224,10 @@ export const layerWithSpillStorage = (
     Workspace,
     Effect.gen(function*() {
       const spill = yield* SpillStorage
-      return yield* make({ ...options, spillDirectories: spill.directory === undefined ? [] : [spill.directory] })
+      return yield* make({
+        ...options,
+        spillDirectories: spill.directory === undefined ? [] : [spill.directory],
+        spillReady: spill.ready
+      })
     })
   )

@@ -119,7 +119,7 @@ describe("Workspace (memory)", () => {
     Effect.gen(function*() {
       const given = yield* resolveWith({ ...ws, spillDirectories: ["/spill"] }, "/spill/tool_1")
       assert.strictEqual(summary(given), "/spill/tool_1 exists=false inside=false spill=true")
-      const spill = Layer.mock(SpillStorage.SpillStorage, { directory: "/spill", owns: () => false })
+      const spill = Layer.mock(SpillStorage.SpillStorage, { directory: "/spill", owns: () => false, ready: () => Effect.void })
       const r = yield* Workspace.Workspace.use((w) => w.resolve("/spill/tool_1")).pipe(
         Effect.provide(
           Workspace.layerWithSpillStorage(ws).pipe(Layer.provide(Layer.mergeAll(MemoryFileSystem.layer(files), Path.layer, spill)))

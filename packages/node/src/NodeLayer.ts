@@ -27,6 +27,7 @@ import { ApplyPatchConfig, Bash, BatchConfig, builtins, Skills } from "@agent-to
 import * as AgentConfig from "./AgentConfig.ts"
 import * as AnalysisWorker from "./AnalysisWorker.ts"
 import * as Bubblewrap from "./Bubblewrap.ts"
+import * as NodeStat from "./NodeStat.ts"
 import * as DataDir from "./DataDir.ts"
 import * as Defaults from "./Defaults.ts"
 
@@ -154,10 +155,11 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
 
 /**
  * The spill store of the settings: files in this workspace's private subdirectory of `spillDir`,
- * deleted after `retentionDays`, each at most `spillMaxBytes` long.
+ * deleted after `retentionDays`, each at most `spillMaxBytes` long. Commands write their output
+ * straight into its files (`direct`): they are on the disk the commands see.
  */
 export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
-  SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes })
+  SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes, direct: true })
 
 const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolRegistry.Options => ({
   ...extra,
@@ -192,8 +194,9 @@ export const layerFromSettings = (
     Permission.layer({ rules: s.rules, unattended: options.unattended, platform: s.platform }),
     // This workspace's spill directory (of the SpillStorage below) is readable without asking.
     Workspace.layerWithSpillStorage({ root: s.cwd }),
-    // rg from the configured path, PATH or the download cache, else the portable walker.
-    Ripgrep.layer(options.ripgrep),
+    // rg from the configured path, PATH or the download cache, else the portable walker; glob's
+    // mtimes stat'ed in this process.
+    Ripgrep.layer({ statBatch: NodeStat.statBatch, ...options.ripgrep }),
     // The bash tool's tree-sitter parser (wasm, loaded once).
     Bash.parserLayer,
     // Big bash commands are analysed on a worker thread: other calls are served meanwhile.

@@ -118,8 +118,9 @@ describe("NodeAgentTools.layer", () => {
           assert.isTrue(result.metadata.truncated)
           const outputPath = result.metadata.outputPath as string
           assert.isTrue(outputPath.startsWith(`${spillDir}/`))
-          assert.strictEqual(yield* fs.readFileString(outputPath), "1\n2\n3\n4\n5\n6")
+          // The spill is written in the background; resolving it (as read and grep do) waits for it.
           const resolved = yield* (yield* Workspace.Workspace).resolve(outputPath)
+          assert.strictEqual(yield* fs.readFileString(outputPath), "1\n2\n3\n4\n5\n6")
           assert.isFalse(resolved.inside)
           assert.isTrue(resolved.spill)
         }).pipe(Effect.provide(agent(dir, { config })))
@@ -127,6 +128,7 @@ describe("NodeAgentTools.layer", () => {
         yield* Effect.gen(function*() {
           const result = yield* call("echo", { text: ["1", "2", "3", "4", "5", "6"].join("\n") })
           const outputPath = result.metadata.outputPath as string
+          yield* (yield* Workspace.Workspace).resolve(outputPath)
           assert.strictEqual(yield* fs.readFileString(outputPath), "1\n2\n\n[spill truncated at 4 bytes]\n")
           assert.include(result.output, `Only the first 4 of 11 bytes were saved (the spill size limit), to: ${outputPath}`)
         }).pipe(Effect.provide(agent(dir, { config: { ...config, spill: { dir: spillDir, maxBytes: 4 } } })))

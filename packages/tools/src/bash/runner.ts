@@ -2,8 +2,10 @@
  * Runs one shell command with hard limits (E43–E47):
  *
  * - its own process group (`detached`), stdin closed (`read x` sees EOF), non-interactive env;
- * - stdout and stderr interleaved in arrival order into `Truncate.stream`, which keeps only the
- *   head/tail window in memory and spills the full stream as it arrives;
+ * - on POSIX, stdout and stderr redirected straight into a spill file (`Truncate.capture`), read
+ *   back by position as it grows: the bytes never pass through this process; elsewhere (or with a
+ *   spill store on no disk) they are interleaved in arrival order into `Truncate.stream`. Either
+ *   way only the head/tail window is kept in memory;
  * - a live preview (the last N characters) at most every `previewInterval` ms, not per chunk;
  * - timeout or abort: SIGTERM to the group, SIGKILL after the grace, then stop reading even if
  *   a detached grandchild still holds the pipe; the output read so far is kept;
@@ -18,6 +20,7 @@ import { Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Schedule, Schem
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { Sandbox, Truncate } from "@agent-tools/core"
+import { holdsFile } from "./holders.ts"
 import { killTree, type Shell } from "./shell.ts"
 
 export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
@@ -145,6 +148,18 @@ interface Exited {
 /** How long the output may take to end once KILL was sent before a holder counts as escaped. */
 const ESCAPE_WAIT = 200
 
+/**
+ * Run by `/bin/sh` with the spill file as `$0` and the command's argv after it: the command's
+ * stdout and stderr become that file (appending), then it replaces the shell (same pid and group).
+ */
+const REDIRECT = 'exec "$@" >>"$0" 2>&1'
+/** An extra pipe every process of the call inherits: its end means nothing holds the output any more. */
+const SENTINEL_FD = 3
+/** How long the output may take to end after the shell exits before anyone holding it is looked for. */
+const SETTLE = 50
+/** How often a spill file being written is read while nothing new has arrived, in ms. */
+const POLL_INTERVAL = 10
+
 export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const truncate = yield* Truncate.Truncate
@@ -180,56 +195,108 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       forceKillAfter: Duration.millis(options.grace)
     } as const
     const sandboxed = options.sandbox !== undefined && options.sandbox.service.status.sandboxed
-    const command = options.sandbox === undefined
-      ? ChildProcess.make(options.command, { ...spawnOptions, shell: options.shell.path })
-      : yield* Effect.map(
-        options.sandbox.service.wrap({ command: options.shell.path, args: ["-c", options.command] }, options.sandbox.policy),
-        (wrapped) =>
-          sandboxed
-            ? ChildProcess.make(wrapped.command, wrapped.args, spawnOptions)
-            : ChildProcess.make(options.command, { ...spawnOptions, shell: options.shell.path })
+    // Wrapped whenever a sandbox is given (it prepares the call's resources); used only when it runs.
+    const wrapping = options.sandbox === undefined
+      ? undefined
+      : yield* options.sandbox.service.wrap({ command: options.shell.path, args: ["-c", options.command] }, options.sandbox.policy)
+    const wrapped = sandboxed ? wrapping : undefined
+    // Where the platform allows it, the output goes straight into a spill file (the kernel moves
+    // the bytes); otherwise through pipes into `Truncate.stream`.
+    const capture = options.platform === "win32" || options.shell.kind !== "posix" || truncate.capture === undefined
+      ? undefined
+      : yield* truncate.capture(options.truncation, options.preview?.chars ?? 0).pipe(Scope.provide(scope))
+    const command = capture !== undefined
+      ? ChildProcess.make(
+        "/bin/sh",
+        ["-c", REDIRECT, capture.path, ...(wrapped === undefined ? [options.shell.path, "-c", options.command] : [wrapped.command, ...wrapped.args])],
+        { ...spawnOptions, additionalFds: { [`fd${SENTINEL_FD}`]: { type: "output" } } }
       )
+      : wrapped !== undefined
+      ? ChildProcess.make(wrapped.command, wrapped.args, spawnOptions)
+      : ChildProcess.make(options.command, { ...spawnOptions, shell: options.shell.path })
     const handle = yield* spawner.spawn(command).pipe(
       Scope.provide(scope),
       Effect.mapError((cause) => new SpawnError({ message: cause.message, cause }))
     )
     const kill = killTree(handle, options.platform, options.grace)
+    /** With a spill file, what still holds the watched pipe holds the output only if it has the file open. */
+    const outputReleased = capture !== undefined && options.platform === "linux"
+      ? Effect.map(holdsFile(capture.path), (held) => !held)
+      : Effect.succeed(false)
     /**
      * Kills the tree; waits until KILL has been sent, then briefly for the output to end. True
      * when it did not end: a process outside the group still holds it.
      */
-    const terminate = (collector: Fiber.Fiber<Truncate.Result>) =>
+    const terminate = (collector: Fiber.Fiber<unknown>) =>
       Effect.gen(function*() {
         const killing = yield* Effect.forkDetach(kill)
         yield* Fiber.await(killing).pipe(Effect.timeoutOption(Duration.millis(options.grace + 100)))
         const ended = yield* Fiber.await(collector).pipe(Effect.timeoutOption(Duration.millis(ESCAPE_WAIT)))
-        return Option.isNone(ended)
+        return Option.isNone(ended) && !(yield* outputReleased)
       })
 
-    const preview = tailBuffer((options.preview?.chars ?? 1) * 4)
     const stop = yield* Deferred.make<void>()
     let readError: string | undefined
-    const output = handle.all.pipe(
-      // One buffer per pull: what piled up while the last chunk was spilled is written at once,
-      // so the spill keeps pace with the pipe (fewer, larger writes).
-      Stream.mapArray((batch) => {
-        const merged = concat(batch)
-        preview.push(merged)
-        return [merged] as const
-      }),
-      Stream.catch((e) => {
+    const onReadError = (e: PlatformError) =>
+      Effect.sync(() => {
         readError = e.message
-        return Stream.empty
-      }),
-      Stream.interruptWhen(Deferred.await(stop))
-    )
-    const collector = yield* truncate.stream(output, options.truncation).pipe(Effect.forkIn(scope))
-    if (options.preview !== undefined) {
-      const { chars, emit, interval } = options.preview
-      yield* Effect.suspend(() => {
-        const text = preview.take(chars)
-        return text === undefined ? Effect.void : emit(text)
-      }).pipe(Effect.repeat(Schedule.spaced(Duration.millis(interval))), Effect.forkIn(scope))
+      })
+    let collector: Fiber.Fiber<unknown>
+    let result: Effect.Effect<Truncate.Result>
+    if (capture !== undefined) {
+      // The output ends when every holder of the sentinel pipe (inherited by the whole tree, like
+      // the output) has closed it. The stdout/stderr pipes carry only what the redirecting shell
+      // itself says (it could not open the file) or what a stand-in spawner prints.
+      const piped = handle.all.pipe(Stream.runForEach((bytes) => capture.append(bytes)), Effect.catch(onReadError))
+      const held = handle.getOutputFd(SENTINEL_FD).pipe(Stream.runDrain, Effect.catch(onReadError))
+      collector = yield* Effect.all([piped, held], { concurrency: 2, discard: true }).pipe(
+        Effect.raceFirst(Deferred.await(stop)),
+        Effect.forkIn(scope)
+      )
+      // Reads (and counts) as the file grows; a poll in progress finishes before the interrupt.
+      const follower = yield* Effect.uninterruptible(capture.poll).pipe(
+        Effect.repeat(Schedule.spaced(Duration.millis(POLL_INTERVAL))),
+        Effect.forkIn(scope)
+      )
+      result = Effect.gen(function*() {
+        yield* Fiber.interrupt(follower)
+        const r = yield* capture.finish
+        readError ??= capture.readError()
+        return r
+      })
+      if (options.preview !== undefined) {
+        const { chars, emit, interval } = options.preview
+        yield* Effect.suspend(() => {
+          const text = capture.preview(chars)
+          return text === undefined ? Effect.void : emit(text)
+        }).pipe(Effect.repeat(Schedule.spaced(Duration.millis(interval))), Effect.forkIn(scope))
+      }
+    } else {
+      const preview = tailBuffer((options.preview?.chars ?? 1) * 4)
+      const output = handle.all.pipe(
+        // One buffer per pull: what piled up while the last chunk was spilled is written at once,
+        // so the spill keeps pace with the pipe (fewer, larger writes).
+        Stream.mapArray((batch) => {
+          const merged = concat(batch)
+          preview.push(merged)
+          return [merged] as const
+        }),
+        Stream.catch((e) => {
+          readError = e.message
+          return Stream.empty
+        }),
+        Stream.interruptWhen(Deferred.await(stop))
+      )
+      const streamed = yield* truncate.stream(output, options.truncation).pipe(Effect.forkIn(scope))
+      collector = streamed
+      result = Fiber.join(streamed)
+      if (options.preview !== undefined) {
+        const { chars, emit, interval } = options.preview
+        yield* Effect.suspend(() => {
+          const text = preview.take(chars)
+          return text === undefined ? Effect.void : emit(text)
+        }).pipe(Effect.repeat(Schedule.spaced(Duration.millis(interval))), Effect.forkIn(scope))
+      }
     }
 
     const exited: Effect.Effect<Exited> = handle.exitCode.pipe(
@@ -246,8 +313,13 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
     let escaped = false
     let final = outcome
     if (outcome.reason === "exit") {
-      // Normally EOF follows the exit at once; a background job holding the pipe gets `drain` ms.
-      const drained = yield* Fiber.await(collector).pipe(Effect.timeoutOption(Duration.millis(options.drain)))
+      // Normally EOF follows the exit at once; a background job holding the output gets `drain` ms.
+      const settled = Fiber.await(collector).pipe(Effect.timeoutOption(Duration.millis(Math.min(options.drain, SETTLE))))
+      let drained: Option.Option<unknown> = yield* settled
+      if (Option.isNone(drained) && (yield* outputReleased)) drained = Option.some(undefined)
+      if (Option.isNone(drained)) {
+        drained = yield* Fiber.await(collector).pipe(Effect.timeoutOption(Duration.millis(Math.max(0, options.drain - SETTLE))))
+      }
       if (Option.isNone(drained)) {
         background = true
         escaped = yield* terminate(collector)
@@ -259,10 +331,10 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       final = { ...outcome, signal: Option.match(after, { onNone: () => null, onSome: (e) => e.signal }) }
     }
     yield* Deferred.succeed(stop, undefined)
-    const result = yield* Fiber.join(collector)
+    const output = yield* result
     const ended = yield* Clock.currentTimeMillis
     return {
-      output: result,
+      output,
       exitCode: final.code,
       signal: final.signal,
       reason: final.reason,

@@ -1,7 +1,7 @@
 /** Helpers for the real-process tests: a runner layer on Node, and checking that pids are gone. */
 import { readFileSync } from "node:fs"
 import { NodeServices } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, FileSystem, Layer } from "effect"
 import type { ChildProcessSpawner } from "effect/process"
 import { Events, type Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
 import * as Bash from "../../src/bash/index.ts"
@@ -14,10 +14,24 @@ export const runnerLayer = Layer.mergeAll(
   Truncate.layer().pipe(Layer.provideMerge(SpillStorage.layerMemory({ maxBytes: 64 * 1024 * 1024 })))
 ).pipe(Layer.provide(Events.layerNoop))
 
+/** The same, over a file-system spill store with direct spills: commands write into the spill file. */
+export const directRunnerLayer = Layer.mergeAll(
+  NodeServices.layer,
+  Truncate.layer().pipe(Layer.provideMerge(Layer.unwrap(
+    FileSystem.FileSystem.use((fs) => fs.makeTempDirectoryScoped({ prefix: "agent-tools-runner-" })).pipe(
+      Effect.map((dir) => SpillStorage.layer({ dir, direct: true, maxBytes: 64 * 1024 * 1024 }))
+    )
+  )))
+).pipe(Layer.provide(Events.layerNoop), Layer.provide(NodeServices.layer))
+
 export const run = (
   command: string,
   options: Partial<Bash.RunOptions> = {}
-): Effect.Effect<Bash.RunResult, Bash.SpawnError | Sandbox.SandboxError, ChildProcessSpawner.ChildProcessSpawner | Truncate.Truncate> =>
+): Effect.Effect<
+  Bash.RunResult,
+  Bash.SpawnError | Sandbox.SandboxError,
+  ChildProcessSpawner.ChildProcessSpawner | Truncate.Truncate | FileSystem.FileSystem
+> =>
   Bash.run({
     command,
     cwd: process.cwd(),

@@ -1,0 +1,243 @@
+/**
+ * Follows a spill that a child process writes into directly (`SpillStorage.direct`): the file is
+ * read back by position as it grows, lines are counted with a native byte search, and only the
+ * bytes a preview can show are kept (both ends, or everything while it is short). The output
+ * itself never becomes a string; only the preview's ends are decoded.
+ *
+ * The store's per-spill cap is applied by cutting the file back to it whenever the process has
+ * written a slack past it, so a runaway command cannot fill the disk; at the end the copy is cut
+ * to the cap and gets the store's `[spill truncated at N bytes]` trailer. Totals count what was
+ * read before each cut.
+ */
+import { Effect } from "effect"
+import * as LineWindow from "./LineWindow.ts"
+import type { DirectSpill, SpillError } from "./SpillStorage.ts"
+import type { Limits } from "./Truncate.ts"
+import * as Utf8 from "./Utf8.ts"
+
+export const { countNewlines } = Utf8
+
+/** Bytes read per positional read: large reads keep the round trips few. */
+const CHUNK = 2 * 1024 * 1024
+/** How far past the cap the file may grow before it is cut back. */
+const CAP_SLACK = 64 * 1024 * 1024
+/** Kept beyond a budget so a line reaching the edge of what is kept can never fit it (a cut char backs off ≤ 3). */
+const MARGIN = 8
+
+/** The last `size` bytes pushed, in a buffer allocated once (no garbage per chunk). */
+class Ring {
+  private readonly data: Uint8Array
+  private at = 0
+  private filled = 0
+  constructor(size: number) {
+    this.data = new Uint8Array(size)
+  }
+  push(chunk: Uint8Array): void {
+    const size = this.data.length
+    if (size === 0) return
+    const part = chunk.length > size ? chunk.subarray(chunk.length - size) : chunk
+    const first = Math.min(part.length, size - this.at)
+    this.data.set(part.subarray(0, first), this.at)
+    this.data.set(part.subarray(first), 0)
+    this.at = (this.at + part.length) % size
+    this.filled = Math.min(size, this.filled + part.length)
+  }
+  /** The last `n` bytes (at most what was kept), in order. */
+  last(n: number): Uint8Array {
+    const k = Math.min(n, this.filled)
+    const start = (this.at - k + this.data.length) % Math.max(1, this.data.length)
+    if (start + k <= this.data.length) return this.data.slice(start, start + k)
+    return Utf8.concat(this.data.subarray(start), this.data.subarray(0, k - (this.data.length - start)))
+  }
+}
+
+const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  if (parts.length === 1) return parts[0]!
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
+
+/** `bytes` decoded, starting at the first character boundary (a tail may begin inside one). */
+const decodeFrom = (bytes: Uint8Array, decoder: { readonly decode: (b: Uint8Array) => string }): { readonly text: string; readonly skipped: number } => {
+  let start = 0
+  while (start < Math.min(3, bytes.length) && (bytes[start]! & 0xc0) === 0x80) start++
+  return { text: decoder.decode(bytes.subarray(start)), skipped: start }
+}
+
+/** How many bytes at each end `windowOfEnds` needs: the head's budget and the tail's, each with a margin. */
+export const endBytes = (limits: Limits) => ({
+  head: LineWindow.headBudget(limits).bytes + MARGIN,
+  tail: limits.direction === "head" ? 0 : limits.maxBytes + MARGIN
+})
+
+/**
+ * The window of an output longer than `endBytes` at both ends together, from its first and last
+ * bytes only: the same as `LineWindow.window` on the whole text (a walk from either end stops, at
+ * the latest, on a line longer than the room left, and the margin makes any line reaching the edge
+ * of the kept bytes such a line).
+ */
+export const windowOfEnds = (first: Uint8Array, last: Uint8Array, limits: Limits, totalLines: number): LineWindow.Window => {
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+  const head = LineWindow.headSide(
+    decoder.decode(first.subarray(0, first.length - Utf8.incompleteTail(first))),
+    LineWindow.headBudget(limits)
+  )
+  if (limits.direction === "head") return { head, tail: { text: "", lines: 0, bytes: 0, size: 0, cut: false, edge: 0 } }
+  const shown = head.lines - (head.cut ? 1 : 0)
+  const tailText = decodeFrom(last, decoder).text
+  return { head, tail: LineWindow.tailSide(tailText, LineWindow.tailBudget(limits, head), 0, totalLines - shown) }
+}
+
+export class Follower {
+  private readonly buffer = new Uint8Array(CHUNK)
+  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+  private readonly prefixCap: number
+  private readonly tailCap: number
+  private readonly wholeCap: number
+  /** Bytes of the file read so far (its current end, as far as known). */
+  private offset = 0
+  /** Bytes cut off the file past the cap (they were counted when read). */
+  private dropped = 0
+  private newlines = 0
+  private lastByte = -1
+  /** Every chunk, while the output is short enough to keep whole. */
+  private whole: Array<Uint8Array> | undefined = []
+  private head: Array<Uint8Array> = []
+  private headBytes = 0
+  private readonly tail: Ring
+  /** Where the cap cuts the file (at a character boundary), once the output passed it. */
+  private capCut: number | undefined
+  private changed = false
+  failure: SpillError | undefined
+
+  private readonly spill: DirectSpill
+  private readonly limits: Limits
+  private readonly maxBytes: number | undefined
+
+  constructor(spill: DirectSpill, limits: Limits, maxBytes: number | undefined, previewBytes: number) {
+    this.spill = spill
+    this.limits = limits
+    this.maxBytes = maxBytes
+    const ends = endBytes(limits)
+    this.prefixCap = ends.head
+    const suffix = ends.tail
+    this.wholeCap = this.prefixCap + suffix
+    this.tailCap = Math.max(suffix, previewBytes)
+    this.tail = new Ring(this.tailCap)
+  }
+
+  get path(): string {
+    return this.spill.path
+  }
+
+  /** Bytes the process wrote, as far as read. */
+  get bytes(): number {
+    return this.dropped + this.offset
+  }
+
+  private take(chunk: Uint8Array): void {
+    const start = this.bytes
+    this.newlines += Utf8.countNewlines(chunk)
+    this.lastByte = chunk[chunk.length - 1]!
+    this.changed = true
+    if (this.whole !== undefined) {
+      if (start + chunk.length <= this.wholeCap) this.whole.push(chunk.slice())
+      else this.whole = undefined
+    }
+    if (this.headBytes < this.prefixCap) {
+      const part = chunk.slice(0, this.prefixCap - this.headBytes)
+      this.head.push(part)
+      this.headBytes += part.length
+    }
+    this.tail.push(chunk)
+    if (this.maxBytes !== undefined && this.capCut === undefined && start + chunk.length > this.maxBytes) {
+      this.capCut = this.offset + Utf8.boundary(chunk, this.maxBytes - start)
+    }
+  }
+
+  /** Reads what the process appended since the last call. */
+  readonly poll: Effect.Effect<void> = Effect.suspend(() => {
+    if (this.failure !== undefined) return Effect.void
+    const self = this
+    return Effect.gen(function*() {
+      while (true) {
+        const n = yield* self.spill.read(self.buffer, self.offset)
+        if (n === 0) return
+        self.take(self.buffer.subarray(0, n))
+        self.offset += n
+        if (self.capCut !== undefined && self.offset > self.capCut + CAP_SLACK) {
+          yield* self.spill.truncate(self.capCut)
+          self.dropped += self.offset - self.capCut
+          self.offset = self.capCut
+        }
+      }
+    }).pipe(Effect.catch((e) => Effect.sync(() => void (self.failure = e))))
+  })
+
+  /** Appends bytes that came through a pipe (read back by the next poll). */
+  append(bytes: Uint8Array): Effect.Effect<void> {
+    return this.spill.append(bytes).pipe(Effect.catch((e) => Effect.sync(() => void (this.failure = e))))
+  }
+
+  /** The last `chars` characters, when something arrived since the last call (`…` marks a cut). */
+  preview(chars: number): string | undefined {
+    if (!this.changed) return undefined
+    this.changed = false
+    const bytes = this.tail.last(chars * 4)
+    const { skipped, text } = decodeFrom(bytes, this.decoder)
+    const cut = bytes.length < this.bytes || skipped > 0 || text.length > chars
+    return cut ? `…\n${text.slice(-chars)}` : text
+  }
+
+  measure(): LineWindow.Measure {
+    const endsWithNewline = this.lastByte === 10
+    return { lines: this.newlines + (this.bytes > 0 && !endsWithNewline ? 1 : 0), bytes: this.bytes, endsWithNewline }
+  }
+
+  /** The whole output as text, while it was short enough to keep. */
+  text(): string | undefined {
+    return this.whole === undefined ? undefined : this.decoder.decode(concat(this.whole))
+  }
+
+  /** The whole output read back from the file (for a tool whose truncation is disabled). */
+  readonly readAll: Effect.Effect<string, SpillError> = Effect.suspend(() => {
+    const whole = this.text()
+    if (whole !== undefined) return Effect.succeed(whole)
+    const self = this
+    return Effect.gen(function*() {
+    const parts: Array<string> = []
+    const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+    for (let at = 0;;) {
+      const n = yield* self.spill.read(self.buffer, at)
+      if (n === 0) break
+      parts.push(decoder.decode(self.buffer.subarray(0, n), { stream: true }))
+      at += n
+    }
+    parts.push(decoder.decode())
+    return parts.join("")
+    })
+  })
+
+  /** The preview window of an output too long to keep whole: from the kept head and tail bytes. */
+  window(): LineWindow.Window {
+    const whole = this.text()
+    const lines = this.measure().lines
+    if (whole !== undefined) return LineWindow.window(whole, this.limits, lines)
+    return windowOfEnds(concat(this.head), this.tail.last(this.limits.maxBytes + MARGIN), this.limits, lines)
+  }
+
+  /** Makes the spill visible under its final name, cut to the cap with the trailer when it passed it. */
+  readonly commit: Effect.Effect<string, SpillError> = Effect.suspend(() => {
+    if (this.failure !== undefined) return Effect.fail(this.failure)
+    const cut = this.capCut
+    if (cut === undefined || this.bytes <= (this.maxBytes ?? Infinity)) return this.spill.commit()
+    return this.spill.truncate(cut).pipe(
+      Effect.andThen(this.spill.commit(new TextEncoder().encode(`\n[spill truncated at ${cut} bytes]\n`)))
+    )
+  })
+}

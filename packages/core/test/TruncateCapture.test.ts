@@ -1,0 +1,135 @@
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import { countNewlines } from "../src/SpillCapture.ts"
+import * as SpillStorage from "../src/SpillStorage.ts"
+import type { Config, Direction, Options, Result } from "../src/Truncate.ts"
+import { assertSameBytes, type Harness, lines, utf8, withTruncate } from "./TruncateHarness.ts"
+
+const directions: ReadonlyArray<Direction> = ["head", "tail", "head+tail"]
+
+/** Truncate over a file-system store with direct spills, in a fresh temp dir removed afterwards. */
+const withDirect = <A, E>(config: Config, body: (h: Harness, dir: string) => Effect.Effect<A, E>, maxBytes?: number) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "agent-tools-capture-"))),
+    (dir) =>
+      withTruncate(
+        config,
+        (h) => body(h, dir),
+        SpillStorage.layer({ dir, direct: true, maxBytes }).pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)))
+      ),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
+/** Results equal up to the spill path, which differs between two spills. */
+const comparable = (r: Result) => ({
+  ...r,
+  content: r.outputPath === undefined ? r.content : r.content.split(r.outputPath).join("<spill>"),
+  outputPath: r.outputPath === undefined ? undefined : "<spill>"
+})
+
+/** Plays a process: appends `chunks` to the capture's file, polling between some of them. */
+const captured = (h: Harness, chunks: ReadonlyArray<Uint8Array>, options: Options, pollEvery = 1) =>
+  Effect.scoped(Effect.gen(function*() {
+    const capture = (yield* h.truncate.capture!(options, 20))!
+    for (const [i, chunk] of chunks.entries()) {
+      appendFileSync(capture.path, chunk)
+      if (i % pollEvery === 0) yield* capture.poll
+    }
+    return { result: yield* capture.finish, path: capture.path }
+  }))
+
+const prng = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+const TOKENS = ["a", "bc", "word ", "\n", "\n", "\n", "\r\n", "日", "本", "🙂", "é", "\t", "x".repeat(37), "🙂".repeat(9)]
+
+const splitBytes = (data: Uint8Array, cuts: ReadonlyArray<number>): Array<Uint8Array> => {
+  const points = [...new Set(cuts.filter((c) => c > 0 && c < data.length))].sort((a, b) => a - b)
+  return [0, ...points].map((from, i) => data.slice(from, points[i] ?? data.length))
+}
+
+describe("Truncate.capture (a process writes the spill file)", () => {
+  it("countNewlines counts every \\n byte", () => {
+    assert.strictEqual(countNewlines(utf8("")), 0)
+    assert.strictEqual(countNewlines(utf8("a\nb\r\n\n日\n")), 4)
+    assert.strictEqual(countNewlines(new Uint8Array(100_000).fill(10).subarray(7, 90_007)), 90_000)
+  })
+
+  it.effect("property: same result as output() for random text, limits, directions and write splits", () =>
+    withDirect({}, (h) =>
+      Effect.gen(function*() {
+        let truncated = 0
+        for (let seed = 1; seed <= 150; seed++) {
+          const rand = prng(seed)
+          const pick = (n: number) => Math.floor(rand() * n)
+          const text = Array.from({ length: pick(60) }, () => TOKENS[pick(TOKENS.length)]).join("")
+          const options: Options = { maxLines: pick(9), maxBytes: pick(90), direction: directions[pick(3)]! }
+          const bytes = utf8(text)
+          const chunks = splitBytes(bytes, Array.from({ length: pick(6) }, () => pick(bytes.length + 1)))
+          const { path, result } = yield* captured(h, chunks, options, 1 + pick(3))
+          const expected = yield* h.truncate.output(text, options)
+          if (expected.outputPath !== undefined) yield* h.spill.ready!(expected.outputPath)
+          assert.deepStrictEqual(comparable(result), comparable(expected), `seed ${seed}: ${JSON.stringify({ text, options })}`)
+          if (result.truncated) {
+            truncated++
+            assertSameBytes(readFileSync(result.outputPath!), bytes)
+          }
+          // A result within the limits keeps no file; the temp of a committed one was renamed.
+          assert.isFalse(readdirSync(join(path, "..")).some((n) => n.endsWith(".tmp")), `seed ${seed}`)
+        }
+        assert.isAbove(truncated, 60)
+      })))
+
+  it.effect("a long output: totals from the byte scan, preview from both ends, spill identical", () =>
+    withDirect({}, (h, dir) =>
+      Effect.gen(function*() {
+        const text = lines(300_000).map((l) => `${l} 日本 🙂`).join("\n") + "\n"
+        const bytes = utf8(text)
+        const chunks = splitBytes(bytes, [1_000_001, 3_000_002, 3_000_003, 7_777_777])
+        for (const direction of directions) {
+          const { result } = yield* captured(h, chunks, { direction })
+          const expected = yield* h.truncate.output(text, { direction })
+          yield* h.spill.ready!(expected.outputPath!)
+          assert.deepStrictEqual(comparable(result), comparable(expected))
+          assert.include(result, { truncated: true, totalLines: 300_000, totalBytes: bytes.length })
+          assertSameBytes(readFileSync(result.outputPath!), bytes)
+        }
+        assert.deepStrictEqual(readdirSync(dir).filter((n) => n.startsWith(".")), [])
+      })))
+
+  it.effect("the store's cap: the spill keeps the first bytes (never half a character) and the trailer", () =>
+    withDirect({ maxLines: 2 }, (h) =>
+      Effect.gen(function*() {
+        const text = "ab日本語\n".repeat(100) // 12 bytes a line; the cap of 28 falls inside the third 日
+        const { result } = yield* captured(h, [utf8(text)], {})
+        assert.include(result, { truncated: true, totalBytes: 1200, totalLines: 100 })
+        assert.strictEqual(readFileSync(result.outputPath!, "utf8"), "ab日本語\nab日本語\nab\n[spill truncated at 26 bytes]\n")
+        assert.include(result.content, "Only the first 28 of 1200 bytes were saved")
+      }), 28))
+
+  it.effect("live preview: the last characters, only when something new arrived", () =>
+    withDirect({}, (h) =>
+      Effect.scoped(Effect.gen(function*() {
+        const capture = (yield* h.truncate.capture!({}, 5))!
+        assert.strictEqual(capture.preview(5), undefined)
+        appendFileSync(capture.path, "abc")
+        yield* capture.poll
+        assert.strictEqual(capture.preview(5), "abc")
+        assert.strictEqual(capture.preview(5), undefined)
+        appendFileSync(capture.path, "defgh🙂")
+        yield* capture.poll
+        assert.strictEqual(capture.preview(5), "…\nfgh🙂")
+        yield* capture.append(utf8("!\n"))
+        assert.include(yield* capture.finish, { content: "abcdefgh🙂!\n", truncated: false, totalLines: 1, totalBytes: 14 })
+      }))))
+
+  it.effect("a store without direct spills offers no capture", () =>
+    withTruncate({}, (h) => Effect.scoped(Effect.map(h.truncate.capture!({}), (c) => assert.strictEqual(c, undefined)))))
+})
