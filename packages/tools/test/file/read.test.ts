@@ -26,6 +26,15 @@ describe("read: text paging", () => {
       assert.include(zero.output, "1: line 1\n\n(Showing lines 1-1 of 2500. Use offset=2 to continue.)")
     }).pipe(Effect.provide(memory(ws, { "/ws/big.txt": numbered(2500) }))))
 
+  it.effect("an empty filePath is an argument error naming the field, not a listing of the root", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* callError("read", { filePath: "" }),
+        "The read tool was called with invalid arguments:\n- filePath: must not be empty: give the path of a file or directory\n" +
+          "Please rewrite the input so it satisfies the expected schema."
+      )
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": "a\n" }))))
+
   it.effect("an offset past the end names the line count; the last line is readable", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* callError("read", { filePath: "a.txt", offset: 4 }), "Offset 4 is out of range for this file (3 lines)")

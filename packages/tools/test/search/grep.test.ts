@@ -21,14 +21,14 @@ for (const backend of backends) {
   describe.skipIf(!backend.enabled)(`grep (${backend.name})`, () => {
     const fixture = { files: FILES, mtimes: MTIMES }
 
-    it.live("matches grouped by file, files newest first; ignored and hidden files skipped", () =>
+    it.live("matches grouped by file, files newest first; ignored files skipped, hidden files searched", () =>
       withFixture(backend, fixture, ({ asks, call, root }) =>
         Effect.gen(function*() {
           const result = yield* call(GrepTool, { pattern: "needle" })
           assert.strictEqual(
             result.output,
             [
-              "Found 4 matches",
+              "Found 5 matches",
               `${root}/src/b.ts:`,
               "  Line 1: const x = needle",
               "",
@@ -37,10 +37,13 @@ for (const backend of backends) {
               "  Line 3: needle two",
               "",
               `${root}/docs/old.txt:`,
-              "  Line 1: needle old"
+              "  Line 1: needle old",
+              "",
+              `${root}/.hidden/h.ts:`,
+              "  Line 1: needle hidden"
             ].join("\n")
           )
-          assert.deepStrictEqual(result.metadata, { matches: 4, files: 3, shown: 4, skipped: 0, truncated: false })
+          assert.deepStrictEqual(result.metadata, { matches: 5, files: 4, shown: 5, skipped: 0, truncated: false })
           assert.strictEqual(result.title, "needle")
           assert.deepStrictEqual(asks, [{
             permission: "grep",
@@ -50,7 +53,7 @@ for (const backend of backends) {
           }])
         })))
 
-    it.live("include filters files; a hidden include searches hidden files; patterns like flags work", () =>
+    it.live("include filters files (hidden ones too); patterns like flags work", () =>
       withFixture(backend, fixture, ({ call, root }) =>
         Effect.gen(function*() {
           const ts = yield* call(GrepTool, { pattern: "needle", include: "*.md" })
@@ -128,13 +131,16 @@ for (const backend of backends) {
           assert.strictEqual(
             result.output,
             [
-              "Found 3 matches",
+              "Found 4 matches",
               `${root}/a.ts:`,
               "  Line 1: needle one",
               "  Line 3: needle two",
               "",
               `${root}/docs/old.txt:`,
               "  Line 1: needle old",
+              "",
+              `${root}/.hidden/h.ts:`,
+              "  Line 1: needle hidden",
               "",
               "(1 path could not be read and was skipped: src/b.ts)"
             ].join("\n")
@@ -149,13 +155,16 @@ for (const backend of backends) {
           assert.strictEqual(
             result.output,
             [
-              "Found 3 matches",
+              "Found 4 matches",
               `${root}/a.ts:`,
               "  Line 1: needle one",
               "  Line 3: needle two",
               "",
               `${root}/docs/old.txt:`,
               "  Line 1: needle old",
+              "",
+              `${root}/.hidden/h.ts:`,
+              "  Line 1: needle hidden",
               "",
               "(1 path could not be read and was skipped: src/b.ts)"
             ].join("\n")
