@@ -45,8 +45,11 @@ describe("read: text paging", () => {
     Effect.gen(function*() {
       const result = yield* call("read", { filePath: "wide.txt" })
       assert.include(result.output, `1: ${"x".repeat(2000)}... (line truncated to 2000 chars)\n`)
-      assert.include(result.output, "(Output capped at 50 KB. Showing lines 1-25. Use offset=26 to continue.)")
+      // Numbered lines of 2038-2039 bytes: 24 fit the page budget (the 51200-byte limit less room for the frame).
+      assert.include(result.output, "(Output capped at 50 KB. Showing lines 1-24. Use offset=25 to continue.)")
+      assert.strictEqual(new TextEncoder().encode(result.output).length, 49065)
       assert.isTrue(result.metadata.truncated)
+      assert.isUndefined(result.metadata.outputPath)
     }).pipe(Effect.provide(memory(ws, { "/ws/wide.txt": `${"x".repeat(5000)}\n`.repeat(100) }))))
 
   it.effect("CRLF lines come out without their CR; non-UTF-8 bytes are shown as Latin-1", () =>
