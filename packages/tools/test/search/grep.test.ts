@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer, Stream } from "effect"
+import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
 import { GrepTool } from "@agent-tools/tools"
 import { backends, withFixture } from "./harness.ts"
 import { preview } from "../../src/search/grep.ts"
@@ -109,6 +110,32 @@ for (const backend of backends) {
           ])
           assert.deepStrictEqual(result.metadata, { matches: 151, files: 3, shown: 100, skipped: 0, truncated: true })
         }))
+    })
+
+    it.live("through the registry, 100 matches of 5000-character lines fit the byte limit; the full list is spilled", () => {
+      const files = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${String(i).padStart(3, "0")}.js`, `${"a".repeat(2500)}needle${"b".repeat(2494)}\n`]))
+      return withFixture(backend, { files }, () =>
+        Effect.gen(function*() {
+          const registry = yield* ToolRegistry.make([GrepTool])
+          const result = yield* registry.execute("grep", { pattern: "needle" }, yield* Tool.makeContext({ sessionID: "s1" }))
+          const path = result.metadata.outputPath as string
+          assert.strictEqual(result.metadata.truncated, true)
+          assert.strictEqual(result.metadata.matches, 100)
+          // The whole grep output (100 lines cut to 2000 characters: over 200 KB) is in the spill ...
+          const spill = yield* SpillStorage.SpillStorage
+          const full = yield* Stream.mkString(Stream.decodeText(spill.read(path)))
+          assert.isTrue(full.startsWith("Found 100 matches\n"))
+          assert.isAbove(full.length, 200_000)
+          // ... and what the model gets is a preview within 51200 bytes plus the notice around it.
+          const preview = result.output.slice(result.output.indexOf("\n") + 1, result.output.indexOf("\n\n... "))
+          assert.isTrue(Truncate.fits(preview, Truncate.defaults))
+          assert.isAbove(new TextEncoder().encode(preview).length, 50_000)
+          assert.isBelow(new TextEncoder().encode(result.output).length, 51_200 + 1_000)
+        }).pipe(Effect.provide(Layer.mergeAll(
+          Truncate.layer(),
+          Permission.layer({ rules: [{ permission: "*", pattern: "*", action: "allow" }] }),
+          ModuleLoader.layerMemory({})
+        ).pipe(Layer.provideMerge(Layer.merge(SpillStorage.layerMemory(), Events.layerNoop))))))
     })
 
     it.live("a long line is cut to 2000 characters around the match", () => {
