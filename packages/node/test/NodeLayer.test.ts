@@ -107,6 +107,18 @@ describe("NodeAgentTools.layer", () => {
       }).pipe(Effect.provide(agent(dir)))
     ))
 
+  it.effect("truncation.tools.<id>.strategy from agent-tools.json: a JSON output stays valid JSON", () =>
+    inWorkspace({
+      "agent-tools.json": JSON.stringify({ truncation: { maxBytes: 100, tools: { echo: { strategy: "json" } } } })
+    }, (dir) =>
+      Effect.gen(function*() {
+        const result = yield* call("echo", { text: JSON.stringify(Array.from({ length: 100 }, (_, i) => i)) })
+        const preview = JSON.parse(result.output) as Array<unknown>
+        assert.deepStrictEqual(preview.slice(1), [...Array.from({ length: 25 }, (_, i) => i), "[… 75 more items]"])
+        assert.isTrue(result.metadata.truncated)
+      }).pipe(Effect.provide(agent(dir)))
+    ))
+
   it.effect("truncates by the config and spills to spill.dir, readable without an outside ask", () =>
     inWorkspace({}, (dir) =>
       Effect.gen(function*() {
