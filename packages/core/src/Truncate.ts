@@ -299,17 +299,15 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         stream,
         limits,
         config: Effect.sync(() => current),
-        update: (change) =>
-          Effect.sync(() => {
-            current = { ...current, ...change }
-          }),
-        setToolConfig: (tool, toolConfig) =>
-          Effect.sync(() => {
-            const tools = { ...current.tools }
-            if (toolConfig === undefined) delete tools[tool]
-            else tools[tool] = toolConfig
-            current = { ...current, tools }
-          })
+        update: Effect.fn("Truncate.update")(function*(change: Config) {
+          current = { ...current, ...change }
+        }),
+        setToolConfig: Effect.fn("Truncate.setToolConfig")(function*(tool: string, toolConfig: ToolConfig | undefined) {
+          const tools = { ...current.tools }
+          if (toolConfig === undefined) delete tools[tool]
+          else tools[tool] = toolConfig
+          current = { ...current, tools }
+        })
       })
     })
   )

@@ -164,7 +164,12 @@ describe("NodeAgentTools.layer", () => {
         ).pipe(Layer.provide(SpillStorage.layerMemory()))
         const fs = yield* FileSystem.FileSystem
         const spillDir = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-spill-" }))
-        const config = { truncation: { maxLines: 3 }, sandbox: { mode: "off" as const }, spill: { dir: spillDir } }
+        // Only the tools that make spills cut at 3 lines: read must page them with room to show a page.
+        const config = {
+          truncation: { tools: { bash: { maxLines: 3 }, echo: { maxLines: 3 } } },
+          sandbox: { mode: "off" as const },
+          spill: { dir: spillDir }
+        }
         yield* Effect.gen(function*() {
           assert.strictEqual((yield* SpillStorage.SpillStorage).directory, undefined)
           const bash = yield* call("bash", { command: "seq 1 10", description: "Count to ten" })

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { SpillStorage } from "@agent-tools/core"
+import { SpillStorage, Truncate } from "@agent-tools/core"
 import { ScriptedPermission } from "@agent-tools/testing"
 import { bytes, call, callError, memory } from "./harness.ts"
 
@@ -34,6 +34,21 @@ describe("read: text paging", () => {
           "Please rewrite the input so it satisfies the expected schema."
       )
     }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": "a\n" }))))
+
+  it.effect("the page shrinks to fit the configured limits, frame included, so it is never cut again", () =>
+    Effect.gen(function*() {
+      const truncate = yield* Truncate.Truncate
+      yield* truncate.update({ maxLines: 100 })
+      const byLines = yield* call("read", { filePath: "big.txt" })
+      assert.include(byLines.output, "93: line 93\n\n(Showing lines 1-93 of 2500. Use offset=94 to continue.)\n</content>")
+      assert.isTrue(Truncate.fits(byLines.output, truncate.limits({ tool: "read" })))
+      yield* truncate.setToolConfig("read", { maxBytes: 1024 })
+      const byBytes = yield* call("read", { filePath: "big.txt" })
+      assert.include(byBytes.output, "(Output capped at 1 KB. Showing lines 1-59. Use offset=60 to continue.)")
+      // The page leaves room for the largest frame: 826 bytes here.
+      assert.strictEqual(new TextEncoder().encode(byBytes.output).length, 826)
+      assert.isUndefined(byBytes.metadata.outputPath)
+    }).pipe(Effect.provide(memory(ws, { "/ws/big.txt": numbered(2500) }))))
 
   it.effect("an offset past the end names the line count; the last line is readable", () =>
     Effect.gen(function*() {
