@@ -156,7 +156,10 @@ export const json: TruncationStrategy = {
     // in proportion to the overshoot until the rendering fits.
     let budget = limits.maxBytes
     let reduced: unknown = Array.isArray(value) ? [] : {}
-    let dropped: Dropped = { items: 0, keys: 0, chars: 0 }
+    // Until a candidate fits: an empty array or object, with everything counted as left out.
+    let dropped: Dropped = Array.isArray(value)
+      ? { items: value.length, keys: 0, chars: 0 }
+      : { items: 0, keys: Object.keys(value).length, chars: 0 }
     for (let attempt = 0; attempt < MAX_ATTEMPTS && budget > 2; attempt++) {
       const d: Dropped = { items: 0, keys: 0, chars: 0 }
       const candidate = shrink(value, budget, limits.direction, d)
@@ -168,9 +171,6 @@ export const json: TruncationStrategy = {
       }
       const m = LineWindow.measure(shown)
       budget = Math.floor(budget * Math.min(limits.maxBytes / m.bytes, limits.maxLines / m.lines) * 0.9)
-    }
-    if (Array.isArray(value) && Array.isArray(reduced) && reduced.length === 0 && value.length > 0) {
-      dropped = { items: value.length, keys: 0, chars: 0 }
     }
     return withNotice(reduced, render, dropped, notice)
   }

@@ -68,6 +68,15 @@ describe("json strategy", () => {
         assert.isAtMost(LineWindow.measure(JSON.stringify(parsed.slice(1), null, 2)).lines, 20)
       })))
 
+  it.effect("when not even one item fits, the array is empty but for the notice counting all of them", () =>
+    withTruncate({ maxBytes: 4, strategy: "json" }, ({ truncate }) =>
+      Effect.gen(function*() {
+        const r = yield* truncate.output(JSON.stringify([{ a: 1 }, { b: 2 }, { c: 3 }]))
+        assert.deepStrictEqual(JSON.parse(r.content), [notice("23 bytes", "3 array items", r.outputPath)])
+        const o = yield* truncate.output(JSON.stringify({ alpha: 1, beta: 2 }))
+        assert.deepStrictEqual(JSON.parse(o.content), { [NOTICE_KEY]: notice("18 bytes", "2 object keys", o.outputPath) })
+      })))
+
   it.effect("text that is not a JSON array or object goes to the line strategy", () =>
     withTruncate({ maxLines: 2, strategy: "json" }, ({ truncate }) =>
       Effect.gen(function*() {
