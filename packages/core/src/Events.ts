@@ -1,6 +1,6 @@
 /**
  * The event bus of the tool layer: tool calls, permission asks and replies, truncation and
- * spill outcomes are published here for UIs and telemetry.
+ * spill outcomes, and files written by tools are published here for UIs and telemetry.
  *
  * A sliding PubSub: a slow subscriber loses the oldest events instead of stalling a tool call.
  */
@@ -44,6 +44,14 @@ export type Event =
   }
   | { readonly _tag: "TruncationSkipped"; readonly tool: string | undefined; readonly reason: string }
   | { readonly _tag: "SpillFailed"; readonly tool: string | undefined; readonly message: string }
+  | {
+    /** A tool wrote a file (created, changed or moved to `path`); deletions are not reported. */
+    readonly _tag: "FileEdited"
+    /** The real (absolute) path of the written file. */
+    readonly path: string
+    readonly tool: string
+    readonly sessionID: string
+  }
 
 export class Events extends Context.Service<Events, {
   readonly publish: (event: Event) => Effect.Effect<void>

@@ -178,9 +178,14 @@ export const jsonSchemaOf = (parameters: z.ZodType): Record<string, unknown> => 
 }
 
 /**
- * Bounds a result with Truncate unless the tool truncated it itself (`metadata.truncated` set)
- * or opted out. Precedence of limits: Truncate's global < per-tool config < the tool's own
- * defaults < per-call (`ctx.truncation`).
+ * Bounds a result with Truncate unless the tool opted out. Precedence of settings, lowest first:
+ * the built-in defaults < the tool's own (`Def.truncation`) < the global config < the tool's
+ * config < per call (`ctx.truncation`).
+ *
+ * A tool that cut its own output (`metadata.truncated` set) is trusted only while the output
+ * fits the limits: past them the output is truncated again and spilled. A result that names a
+ * spill (`metadata.outputPath`) is a Truncate preview already, whose notice is allowed on top of
+ * the limits.
  */
 export const finalize = Effect.fnUntraced(function*(
   tool: Pick<Built, "id" | "truncation">,
@@ -188,14 +193,20 @@ export const finalize = Effect.fnUntraced(function*(
   ctx: Pick<Context, "truncation">,
   hint?: Truncate.HintContext | undefined
 ) {
-  if (result.metadata.truncated !== undefined || tool.truncation === false) return result
+  if (tool.truncation === false) return result
   const truncate = yield* Truncate.Truncate
-  const bounded = yield* truncate.output(result.output, {
-    ...tool.truncation,
+  const options: Truncate.Options = {
     ...ctx.truncation,
+    toolDefaults: tool.truncation,
     tool: tool.id,
     hint: ctx.truncation?.hint ?? hint
-  })
+  }
+  const selfTruncated = result.metadata.truncated !== undefined
+  if (selfTruncated && (result.metadata.outputPath !== undefined || Truncate.fits(result.output, truncate.limits(options)))) {
+    return result
+  }
+  const bounded = yield* truncate.output(result.output, options)
+  if (selfTruncated && !bounded.truncated) return result
   const metadata: Metadata = { ...result.metadata, truncated: bounded.truncated }
   if (bounded.outputPath !== undefined) metadata.outputPath = bounded.outputPath
   if (bounded.spillError !== undefined) metadata.spillError = bounded.spillError

@@ -1,6 +1,8 @@
 /**
- * Bounds what a tool returns to the model: line and byte limits, head / tail / head+tail previews,
- * the full output spilled to SpillStorage with a notice saying how to page it.
+ * Bounds what a tool returns to the model: line and byte limits, head / tail / head+tail previews
+ * made by a named strategy (whole lines, bytes, or JSON kept valid), the full output spilled to
+ * SpillStorage with a notice saying how to page it. The configuration can change while it runs
+ * (`update`, `setToolConfig`) and per call (`Options`).
  */
 import { Context, Effect, Layer, Result as ResultModule, type Scope, Stream } from "effect"
 import { Events } from "./Events.ts"
@@ -8,6 +10,7 @@ import * as LineWindow from "./LineWindow.ts"
 import { endBytes, Follower, windowOfEnds } from "./SpillCapture.ts"
 import { SpillError, SpillStorage, type SpillWriter } from "./SpillStorage.ts"
 import * as Strategy from "./TruncationStrategy.ts"
+import { json } from "./TruncationJson.ts"
 import * as Utf8 from "./Utf8.ts"
 
 export type Direction = "head" | "tail" | "head+tail"
@@ -25,13 +28,33 @@ export interface HintContext {
   readonly grep: boolean
 }
 
-export interface Options {
+/** The built-in strategies, by the name the configuration uses. */
+export type StrategyName = "lines" | "bytes" | "json"
+
+/** What a configuration level may set: each unset field falls through to the level below. */
+export interface Settings {
   readonly maxLines?: number | undefined
   readonly maxBytes?: number | undefined
   readonly direction?: Direction | undefined
+  /**
+   * How a preview is made: a built-in by name, or a strategy object. Unset everywhere: the
+   * `TruncationStrategy` in context (`lines` unless a layer provides another). `Truncate.stream`
+   * always cuts whole lines: it is the path with bounded memory.
+   */
+  readonly strategy?: StrategyName | Strategy.TruncationStrategy | undefined
+}
+
+/**
+ * Per-call options. Precedence, lowest first: the built-in defaults < `toolDefaults` (the tool's
+ * own preference, e.g. bash keeps head and tail) < the global config < the tool's config < the
+ * settings given here.
+ */
+export interface Options extends Settings {
   /** The tool whose output this is: selects per-tool limits and labels events. */
   readonly tool?: string | undefined
   readonly hint?: HintContext | undefined
+  /** The tool's own preference: above the built-in defaults, below any configuration. */
+  readonly toolDefaults?: Settings | undefined
 }
 
 export interface Result {
@@ -84,24 +107,34 @@ export class Truncate extends Context.Service<Truncate, {
    * without it has every output go through `stream`.
    */
   readonly capture?: (options?: Options, previewChars?: number) => Effect.Effect<Capture | undefined, never, Scope.Scope>
-  /** Effective limits for a tool: global < per-tool < per-call. */
+  /** Effective limits for a call (see `Options` for the precedence). */
   readonly limits: (options?: Options) => Limits
+  /** The configuration in force now. */
+  readonly config: Effect.Effect<Config>
+  /**
+   * Changes the configuration from the next call on: each key given replaces the current one
+   * (`tools` as a whole; `setToolConfig` changes one tool), keys left out are kept.
+   */
+  readonly update: (change: Config) => Effect.Effect<void>
+  /** Replaces one tool's overrides from the next call on; `undefined` removes them. */
+  readonly setToolConfig: (tool: string, config: ToolConfig | undefined) => Effect.Effect<void>
 }>()("@agent-tools/core/Truncate") {}
 
-export interface ToolConfig {
-  readonly maxLines?: number | undefined
-  readonly maxBytes?: number | undefined
-  readonly direction?: Direction | undefined
+export interface ToolConfig extends Settings {
   /** Opts the tool out: its output is returned whole (a `TruncationSkipped` event says so). */
   readonly disabled?: boolean | undefined
 }
 
-export interface Config {
-  readonly maxLines?: number | undefined
-  readonly maxBytes?: number | undefined
-  readonly direction?: Direction | undefined
-  /** Per-tool overrides, by tool id (also MCP tools: A7). */
+export interface Config extends Settings {
+  /** Per-tool overrides, by tool id (also MCP tools). */
   readonly tools?: Readonly<Record<string, ToolConfig>> | undefined
+}
+
+/** The built-in strategies by name. */
+export const strategies: Readonly<Record<StrategyName, Strategy.TruncationStrategy>> = {
+  lines: Strategy.lines,
+  bytes: Strategy.bytes,
+  json
 }
 
 /** opencode's limits: 2000 lines, 50 KiB, head. */
@@ -110,12 +143,15 @@ export const defaults: Limits = { maxLines: 2000, maxBytes: 51200, direction: "h
 const count = (value: number | undefined, fallback: number): number =>
   typeof value === "number" && !Number.isNaN(value) ? Math.max(0, Math.floor(value)) : fallback
 
-const override = (base: Limits, over: Options | ToolConfig | Config | undefined): Limits =>
+const override = (base: Limits, over: Settings | undefined): Limits =>
   over === undefined ? base : {
     maxLines: count(over.maxLines, base.maxLines),
     maxBytes: count(over.maxBytes, base.maxBytes),
     direction: over.direction ?? base.direction
   }
+
+/** Whether `text` is within `limits` as `output` measures it (a final newline is not counted). */
+export const fits = (text: string, limits: Limits): boolean => LineWindow.fits(LineWindow.measure(text), limits)
 
 const whole = (text: string, m: LineWindow.Measure): Result => ({
   content: text,
@@ -137,13 +173,24 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
     Effect.gen(function*() {
       const spill = yield* SpillStorage
       const events = yield* Events
-      const strategy = yield* Strategy.TruncationStrategy
-      const global = override(defaults, config)
+      const fallback = yield* Strategy.TruncationStrategy
+      let current: Config = config
       const toolConfig = (tool: string | undefined): ToolConfig | undefined =>
-        tool !== undefined && config.tools !== undefined && Object.hasOwn(config.tools, tool)
-          ? config.tools[tool]
+        tool !== undefined && current.tools !== undefined && Object.hasOwn(current.tools, tool)
+          ? current.tools[tool]
           : undefined
-      const limits = (options?: Options): Limits => override(override(global, toolConfig(options?.tool)), options)
+      // Lowest first: what each call's settings are resolved through.
+      const levels = (options?: Options): ReadonlyArray<Settings | undefined> => [
+        options?.toolDefaults,
+        current,
+        toolConfig(options?.tool),
+        options
+      ]
+      const limits = (options?: Options): Limits => levels(options).reduce<Limits>(override, defaults)
+      const strategy = (options?: Options): Strategy.TruncationStrategy => {
+        const chosen = levels(options).reduceRight<Settings["strategy"]>((found, level) => found ?? level?.strategy, undefined)
+        return chosen === undefined ? fallback : typeof chosen === "string" ? strategies[chosen] : chosen
+      }
       const disabled = (options?: Options) => toolConfig(options?.tool)?.disabled === true
       const skip = (options?: Options) =>
         events.publish({ _tag: "TruncationSkipped", tool: options?.tool, reason: "truncation disabled for this tool" })
@@ -204,14 +251,15 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
 
       const truncated = Effect.fn("Truncate.output")(function*(text: string, m: LineWindow.Measure, lim: Limits, options?: Options) {
         const spilled = yield* save(text)
+        const chosen = strategy(options)
         return yield* finish(spilled, m, options, (notice) =>
           Effect.try({
-            try: () => strategy.preview(text, lim, notice),
+            try: () => chosen.preview(text, lim, notice),
             catch: (cause) => cause
           }).pipe(
             // A broken custom strategy must not lose the output: fall back to whole lines.
             Effect.catch((cause) =>
-              Effect.logWarning(`truncation strategy "${strategy.name}" failed; using lines`, cause).pipe(
+              Effect.logWarning(`truncation strategy "${chosen.name}" failed; using lines`, cause).pipe(
                 Effect.as(Strategy.lines.preview(text, lim, notice))
               )
             )
@@ -231,7 +279,7 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         const lim = limits(options)
         const ends = endBytes(lim)
         // The line strategy needs only the two ends; a custom one gets the whole text.
-        if (disabled(options) || LineWindow.fits(m, lim) || bytes.length <= ends.head + ends.tail || strategy !== Strategy.lines) {
+        if (disabled(options) || LineWindow.fits(m, lim) || bytes.length <= ends.head + ends.tail || strategy(options) !== Strategy.lines) {
           const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
           if (disabled(options)) return yield* Effect.as(skip(options), whole(text, m))
           return LineWindow.fits(m, lim) ? whole(text, m) : yield* truncated(text, m, lim, options)
@@ -336,7 +384,23 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         } satisfies Capture
       })
 
-      return Truncate.of({ output, outputBytes, stream, capture, limits })
+      return Truncate.of({
+        output,
+        outputBytes,
+        stream,
+        capture,
+        limits,
+        config: Effect.sync(() => current),
+        update: Effect.fn("Truncate.update")(function*(change: Config) {
+          current = { ...current, ...change }
+        }),
+        setToolConfig: Effect.fn("Truncate.setToolConfig")(function*(tool: string, toolConfig: ToolConfig | undefined) {
+          const tools = { ...current.tools }
+          if (toolConfig === undefined) delete tools[tool]
+          else tools[tool] = toolConfig
+          current = { ...current, tools }
+        })
+      })
     })
   )
 

@@ -2,8 +2,10 @@
  * How a too-large output is reduced to a preview: the pluggable part of `Truncate.output`.
  *
  * `Truncate` decides *whether* to truncate (line and byte limits), spills the full text and builds
- * the `Notice`; the strategy decides *what* the model sees. The default keeps whole lines at the
- * head, tail or both (`lines`). Provide another one as a layer, e.g. a JSON-aware strategy:
+ * the `Notice`; the strategy decides *what* the model sees. Built in: `lines` (whole lines at the
+ * head, tail or both; the default), `bytes` (fills the byte budget, cutting a line mid-way) and
+ * `json` (TruncationJson.ts: the preview stays valid JSON). Configuration selects one by name,
+ * globally or per tool; a layer can replace the default:
  *
  *   Truncate.layer(config).pipe(Layer.provide(Layer.succeed(TruncationStrategy, myStrategy)))
  *
@@ -12,6 +14,7 @@
 import { Context } from "effect"
 import * as LineWindow from "./LineWindow.ts"
 import type { Direction, HintContext, Limits } from "./Truncate.ts"
+import * as Utf8 from "./Utf8.ts"
 
 export interface Removed {
   readonly lines: number
@@ -144,7 +147,56 @@ export const lines: TruncationStrategy = {
     render(LineWindow.window(text, limits, notice.totalLines), limits.direction, notice)
 }
 
-/** The strategy `Truncate.layer` uses; `lines` unless a layer provides another. */
+const countLines = (s: string): number => LineWindow.measure(s).lines
+
+/** The first bytes of `text` within `budget`, over at most `budget.lines` lines; may end mid-line. */
+const headBytes = (text: string, budget: LineWindow.Budget): LineWindow.Side => {
+  let end = budget.lines > 0 ? text.length : 0
+  for (let i = 0, nl = -1; i < budget.lines; i++) {
+    nl = text.indexOf("\n", nl + 1)
+    if (nl === -1) break
+    if (i === budget.lines - 1) end = nl
+  }
+  const part = Utf8.prefix(text.slice(0, Math.min(end, budget.bytes)), budget.bytes)
+  const bytes = Utf8.byteLength(part)
+  const cut = part.length < text.length && part.length > 0 && !part.endsWith("\n") && text[part.length] !== "\n"
+  return { text: part, lines: countLines(part), bytes, size: bytes, cut, edge: part.length }
+}
+
+/** The last bytes of `text` within `budget`, over at most `budget.lines` lines, never before `lower`. */
+const tailBytes = (text: string, budget: LineWindow.Budget, lower: number): LineWindow.Side => {
+  const contentEnd = text.endsWith("\n") ? text.length - 1 : text.length
+  let start = budget.lines > 0 ? lower : contentEnd
+  for (let i = 0, nl = contentEnd; i < budget.lines; i++) {
+    nl = nl > 0 ? text.lastIndexOf("\n", nl - 1) : -1
+    if (nl < lower) break
+    if (i === budget.lines - 1) start = nl + 1
+  }
+  start = Math.max(start, lower, contentEnd - budget.bytes)
+  const part = Utf8.suffix(text.slice(start, contentEnd), budget.bytes)
+  const from = contentEnd - part.length
+  const bytes = Utf8.byteLength(part)
+  const cut = part.length > 0 && from > 0 && text[from - 1] !== "\n"
+  return { text: part, lines: countLines(part), bytes, size: bytes, cut, edge: from }
+}
+
+/**
+ * Fills the byte budget exactly (at a character boundary), cutting the last line shown mid-way:
+ * for outputs of few, very long lines (minified code, base64, logs without newlines), where whole
+ * lines would show next to nothing. The line limit still applies.
+ */
+export const bytes: TruncationStrategy = {
+  name: "bytes",
+  preview: (text, limits, notice) => {
+    const head = headBytes(text, LineWindow.headBudget(limits))
+    const tail = limits.direction === "head"
+      ? { text: "", lines: 0, bytes: 0, size: 0, cut: false, edge: text.length }
+      : tailBytes(text, LineWindow.tailBudget(limits, head), head.edge)
+    return render({ head, tail }, limits.direction, notice)
+  }
+}
+
+/** The strategy `Truncate.layer` uses when none is configured; `lines` unless a layer provides another. */
 export const TruncationStrategy = Context.Reference<TruncationStrategy>("@agent-tools/core/TruncationStrategy", {
   defaultValue: () => lines
 })

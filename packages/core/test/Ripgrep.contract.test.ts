@@ -96,6 +96,22 @@ for (const backend of backends) {
         ])
       }))
 
+    it.live("hidden: a worktree's .git file and a submodule's .git directory are never listed or searched", () =>
+      run((rg, cwd, fs) =>
+        Effect.gen(function*() {
+          yield* fs.makeDirectory(`${cwd}/wt`)
+          yield* fs.writeFileString(`${cwd}/wt/.git`, "gitdir: needle\n")
+          yield* fs.writeFileString(`${cwd}/wt/w.ts`, "needle worktree\n")
+          yield* fs.makeDirectory(`${cwd}/mod/.git`, { recursive: true })
+          yield* fs.writeFileString(`${cwd}/mod/.git/config`, "needle submodule\n")
+          yield* fs.makeDirectory(`${cwd}/.github/workflows`, { recursive: true })
+          yield* fs.writeFileString(`${cwd}/.github/workflows/ci.yml`, "needle ci\n")
+          const listed = yield* Stream.runCollect(rg.files({ cwd, hidden: true, filter: ["wt/**", "mod/**", ".github/**"] }))
+          assert.deepStrictEqual(render(listed), [".github/workflows/ci.yml", "wt/w.ts"])
+          const found = yield* Stream.runCollect(rg.search({ cwd, pattern: "needle", hidden: true, filter: ["wt/**", "mod/**", ".github/**"] }))
+          assert.deepStrictEqual(render(found), [".github/workflows/ci.yml:1:needle ci", "wt/w.ts:1:needle worktree"])
+        })))
+
     it.live("files: globs (any depth, anchored, negated) override ignore files", () =>
       Effect.gen(function*() {
         // rg's --glob semantics: the glob whitelists what it matches over src/.gitignore and over

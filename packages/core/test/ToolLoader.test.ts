@@ -15,7 +15,10 @@ const PassThrough = Layer.succeed(
     output: (text) =>
       Effect.succeed({ content: text, truncated: false, totalBytes: 0, totalLines: 0, removedLines: 0, removedBytes: 0 }),
     stream: () => Effect.die("unused"),
-    limits: () => ({ maxLines: 2000, maxBytes: 51200, direction: "head" })
+    limits: () => ({ maxLines: 2000, maxBytes: 51200, direction: "head" }),
+    config: Effect.succeed({}),
+    update: () => Effect.void,
+    setToolConfig: () => Effect.void
   })
 )
 

@@ -25,7 +25,10 @@ const FakeTruncate = Layer.succeed(
         }
       }),
     stream: () => Effect.die("unused"),
-    limits: () => ({ maxLines: 2000, maxBytes: 51200, direction: "head" })
+    limits: () => ({ maxLines: 2000, maxBytes: 51200, direction: "head" }),
+    config: Effect.succeed({}),
+    update: () => Effect.void,
+    setToolConfig: () => Effect.void
   })
 )
 
@@ -296,10 +299,11 @@ describe("ToolRegistry truncation", () => {
       yield* registry.execute("tailing", {}, yield* context())
       yield* registry.execute("tailing", {}, yield* context({ truncation: { direction: "head+tail", maxLines: 5 } }))
       yield* registry.execute("tailing", {}, yield* context({ agent: "locked" }))
+      // The tool's own setting ranks below any configuration: it is passed as `toolDefaults`.
       assert.deepStrictEqual(truncateCalls, [
-        { direction: "tail", tool: "tailing", hint: { task: true, read: true, grep: false } },
-        { direction: "head+tail", maxLines: 5, tool: "tailing", hint: { task: true, read: true, grep: false } },
-        { direction: "tail", tool: "tailing", hint: { task: false, read: true, grep: false } }
+        { toolDefaults: { direction: "tail" }, tool: "tailing", hint: { task: true, read: true, grep: false } },
+        { direction: "head+tail", maxLines: 5, toolDefaults: { direction: "tail" }, tool: "tailing", hint: { task: true, read: true, grep: false } },
+        { toolDefaults: { direction: "tail" }, tool: "tailing", hint: { task: false, read: true, grep: false } }
       ])
     }).pipe(Effect.provide(registryLayer([Tailing, named("task"), named("read")], {
       agents: { locked: [{ permission: "task", pattern: "*", action: "deny" }] }

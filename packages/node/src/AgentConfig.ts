@@ -16,6 +16,11 @@ const limits = {
   maxBytes: z.number().int().min(1).optional().describe("Most bytes (UTF-8) of a tool output kept for the model."),
   direction: Direction.optional().describe(
     "Which part of a long output is kept: the first lines, the last lines, or both ends."
+  ),
+  strategy: z.enum(["lines", "bytes", "json"]).optional().describe(
+    "How a long output is cut: lines (default) keeps whole lines; bytes fills the byte limit, cutting a line mid-way; " +
+      "json keeps a JSON array or object valid JSON (arrays shortened with a count of the dropped items, every key kept " +
+      "with shortened values; other text is cut by lines). bash output is streamed and always cut by lines."
   )
 }
 

@@ -14,7 +14,13 @@ describe("AgentConfig.decode", () => {
       const input: AgentConfig.Input = {
         $schema: "./node_modules/@agent-tools/node/agent-tools.schema.json",
         permission: { edit: "ask", bash: { "*": "ask", "git status": "allow" }, external_directory: "deny" },
-        truncation: { maxLines: 500, maxBytes: 20000, direction: "head+tail", tools: { bash: { direction: "tail" }, read: { disabled: true } } },
+        truncation: {
+          maxLines: 500,
+          maxBytes: 20000,
+          direction: "head+tail",
+          strategy: "bytes",
+          tools: { bash: { direction: "tail" }, read: { disabled: true }, mcp_api: { strategy: "json" } }
+        },
         spill: { dir: "~/spill", retentionDays: 3 },
         tools: { disabled: ["webfetch"], directories: [".agent/tools"], plugins: ["my-plugin"] },
         sandbox: { mode: "required", network: "deny", extraWritable: ["~/.cache"], extraReadable: ["../shared"] }
@@ -43,6 +49,12 @@ describe("AgentConfig.decode", () => {
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { tools: { bash: { direction: "up" } } } }), [
         `truncation.tools.bash.direction: expected head | tail | head+tail, got "up"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ truncation: { strategy: "middle-out" } }), [
+        `truncation.strategy: expected lines | bytes | json, got "middle-out"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ truncation: { tools: { api: { strategy: "xml" } } } }), [
+        `truncation.tools.api.strategy: expected lines | bytes | json, got "xml"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ spill: { retentionDays: -1 } }), [
         "spill.retentionDays: expected a number > 0, got -1"
@@ -87,10 +99,10 @@ describe("AgentConfig.decode", () => {
         "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { lines: 10 } }), [
-        "truncation.lines: unknown key (expected one of maxLines, maxBytes, direction, tools)"
+        "truncation.lines: unknown key (expected one of maxLines, maxBytes, direction, strategy, tools)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { tools: { bash: { tail: true } } } }), [
-        "truncation.tools.bash.tail: unknown key (expected one of maxLines, maxBytes, direction, disabled)"
+        "truncation.tools.bash.tail: unknown key (expected one of maxLines, maxBytes, direction, strategy, disabled)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ spill: { directory: "/x" } }), [
         "spill.directory: unknown key (expected one of dir, retentionDays, maxBytes)"

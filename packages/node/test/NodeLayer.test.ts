@@ -107,6 +107,18 @@ describe("NodeAgentTools.layer", () => {
       }).pipe(Effect.provide(agent(dir)))
     ))
 
+  it.effect("truncation.tools.<id>.strategy from agent-tools.json: a JSON output stays valid JSON", () =>
+    inWorkspace({
+      "agent-tools.json": JSON.stringify({ truncation: { maxBytes: 100, tools: { echo: { strategy: "json" } } } })
+    }, (dir) =>
+      Effect.gen(function*() {
+        const result = yield* call("echo", { text: JSON.stringify(Array.from({ length: 100 }, (_, i) => i)) })
+        const preview = JSON.parse(result.output) as Array<unknown>
+        assert.deepStrictEqual(preview.slice(1), [...Array.from({ length: 25 }, (_, i) => i), "[… 75 more items]"])
+        assert.isTrue(result.metadata.truncated)
+      }).pipe(Effect.provide(agent(dir)))
+    ))
+
   it.effect("truncates by the config and spills to spill.dir, readable without an outside ask", () =>
     inWorkspace({}, (dir) =>
       Effect.gen(function*() {
@@ -154,7 +166,12 @@ describe("NodeAgentTools.layer", () => {
         ).pipe(Layer.provide(SpillStorage.layerMemory()))
         const fs = yield* FileSystem.FileSystem
         const spillDir = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-spill-" }))
-        const config = { truncation: { maxLines: 3 }, sandbox: { mode: "off" as const }, spill: { dir: spillDir } }
+        // Only the tools that make spills cut at 3 lines: read must page them with room to show a page.
+        const config = {
+          truncation: { tools: { bash: { maxLines: 3 }, echo: { maxLines: 3 } } },
+          sandbox: { mode: "off" as const },
+          spill: { dir: spillDir }
+        }
         yield* Effect.gen(function*() {
           assert.strictEqual((yield* SpillStorage.SpillStorage).directory, undefined)
           const bash = yield* call("bash", { command: "seq 1 10", description: "Count to ten" })

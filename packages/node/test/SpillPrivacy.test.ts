@@ -31,7 +31,8 @@ const agent = (cwd: string, spillDir: string, permission: Record<string, unknown
     tools,
     platform: "linux",
     unattended: "reject",
-    config: { truncation: { maxLines: 3 }, spill: { dir: spillDir }, permission: permission as never }
+    // Only echo cuts at 3 lines: read must page its spills with room to show a page.
+    config: { truncation: { tools: { echo: { maxLines: 3 } } }, spill: { dir: spillDir }, permission: permission as never }
   })
 
 const setup = Effect.gen(function*() {

@@ -29,7 +29,10 @@ const Cutting = Layer.succeed(
           : { content: text, truncated: false, totalBytes: text.length, totalLines: 1, removedLines: 0, removedBytes: 0 }
       ),
     stream: () => Effect.die("unused"),
-    limits: () => ({ maxLines: 1, maxBytes: 1, direction: "head" })
+    limits: () => ({ maxLines: 1, maxBytes: 1, direction: "head" }),
+    config: Effect.succeed({}),
+    update: () => Effect.void,
+    setToolConfig: () => Effect.void
   })
 )
 

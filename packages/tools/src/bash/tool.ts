@@ -1,9 +1,10 @@
 /**
  * The `bash` tool: `{command, timeout? (ms), workdir?, description}`.
  *
- * analyse (tree-sitter) → ask external_directory / edit / bash (one prompt) → run with hard limits → head+tail
- * preview (20% head, 80% tail) with the spill path. The tool truncates its own output (bounded
- * memory while streaming), so it sets `metadata.truncated` and the registry does not truncate again.
+ * analyse (tree-sitter) → ask external_directory / edit / bash (one prompt) → run with hard limits → a
+ * preview with the spill path: head+tail (20% head, 80% tail) unless the truncation config says
+ * otherwise. The tool truncates its own output (bounded memory while streaming), so it sets
+ * `metadata.truncated` and the registry does not truncate again.
  *
  * Options come from `BashConfig` (a Context.Reference with defaults; see config.ts).
  */
@@ -37,6 +38,9 @@ export type Parameters = z.output<typeof parameters>
 
 const fail = (message: string) => new Tool.ToolError({ tool: "bash", message })
 
+/** bash's own truncation preference, below any configuration: the end of a build or test run is where the error is. */
+const TRUNCATION: Truncate.Settings = { direction: "head+tail" }
+
 const lastChars = (text: string, n: number) => text.length <= n ? text : `…\n${text.slice(-n)}`
 
 export const BashTool = Tool.define(
@@ -55,7 +59,7 @@ export const BashTool = Tool.define(
     const env = yield* environment(config)
     const exists = (p: string) => fs.exists(p).pipe(Effect.orElseSucceed(() => false))
     const shell = yield* Effect.result(select(env, exists, config.shell))
-    const limits = truncate.limits({ tool: "bash", direction: "head+tail" })
+    const limits = truncate.limits({ tool: "bash", toolDefaults: TRUNCATION })
     const provide = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(
         Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner),
@@ -118,7 +122,7 @@ export const BashTool = Tool.define(
         grace: config.killGrace,
         drain: config.exitDrain,
         abort: ctx.abort,
-        truncation: { direction: "head+tail", ...ctx.truncation, tool: "bash" },
+        truncation: { ...ctx.truncation, tool: "bash", toolDefaults: TRUNCATION },
         preview: {
           chars: config.previewChars,
           interval: config.previewInterval,
@@ -176,6 +180,7 @@ export const BashTool = Tool.define(
       parameters,
       execute,
       requests: (args: Parameters) => Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
+      truncation: TRUNCATION,
       annotations: { destructive: true },
       // An abort kills the command and returns what it printed before: the model should see that.
       ownAbort: true

@@ -6,14 +6,21 @@
  */
 import { Effect, FileSystem, Path } from "effect"
 import type { PlatformError } from "effect/PlatformError"
-import { FileTime, Tool, Workspace } from "@agent-tools/core"
+import { type Events, FileTime, Tool, type Truncate, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
 import { type FileDiff, type Span, spanDiff, unifiedDiff } from "./diff.ts"
 import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES, readKnownSize } from "./files.ts"
 import { similarity } from "./replacers/similarity.ts"
 import { decode, type Decoded, encode, encodeChange, encodingLabel, isBinary, isUnencodable, type Unencodable } from "./text.ts"
 
-export type Services = FileSystem.FileSystem | Path.Path | Workspace.Workspace | FileTime.FileTime
+/** What every file tool may use (the same set for all, so a list of them types as one). */
+export type Services =
+  | FileSystem.FileSystem
+  | Path.Path
+  | Workspace.Workspace
+  | FileTime.FileTime
+  | Events.Events
+  | Truncate.Truncate
 
 export const fail = (tool: string, message: string) => Effect.fail(new Tool.ToolError({ tool, message }))
 

@@ -15,7 +15,7 @@ export const READ = `Read a file or directory from the local filesystem. If the 
 Usage:
 - filePath may be absolute or relative to the workspace root.
 - By default, this tool returns up to ${READ_LIMIT} lines from the start of the file. The offset parameter is the line number to start from (1-indexed); limit is the number of lines.
-- Output is capped at ${MAX_READ_BYTES / 1024} KB; the footer says which offset to continue from.
+- Output is capped at ${MAX_READ_BYTES / 1024} KB (less when the configured output limits are lower); the footer says which offset to continue from.
 - Contents are returned with each line prefixed by its line number as \`<line>: <content>\`. For example, if a file has contents "foo\\n", you will receive "1: foo". For directories, entries are returned one per line (without line numbers) with a trailing \`/\` for subdirectories.
 - Any line longer than ${MAX_LINE_LENGTH} characters is truncated.
 - Avoid tiny repeated slices (30 line chunks). If you need more context, read a larger window.

@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { z } from "zod"
-import { Tool } from "@agent-tools/core"
+import { Events, Tool } from "@agent-tools/core"
 import { type Call, type Changed, type ChangedBytes, callRequests, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
 import { editBytes } from "./editBytes.ts"
 import { EDIT } from "./descriptions.ts"
@@ -139,6 +139,7 @@ export const EditTool = Tool.define(
   "edit",
   Effect.gen(function*() {
     const services = yield* Effect.context<Services>()
+    const events = yield* Events.Events
     return {
       description: EDIT,
       parameters,
@@ -150,6 +151,7 @@ export const EditTool = Tool.define(
           return yield* fail("edit", "No changes to apply: oldString and newString are identical.")
         }
         const result = yield* runEdits("edit", ctx, args, [args], () => "")
+        yield* events.publish({ _tag: "FileEdited", path: result.real, tool: "edit", sessionID: ctx.sessionID })
         const report = result.reports[0]!
         const output = result.created
           ? `Created ${result.shown}.`

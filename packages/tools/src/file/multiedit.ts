@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import { z } from "zod"
-import { Tool } from "@agent-tools/core"
+import { Events, Tool } from "@agent-tools/core"
 import type { Services } from "./common.ts"
 import { callRequests, fail } from "./common.ts"
 import { MULTIEDIT } from "./descriptions.ts"
@@ -29,6 +29,7 @@ export const MultiEditTool = Tool.define(
   "multiedit",
   Effect.gen(function*() {
     const services = yield* Effect.context<Services>()
+    const events = yield* Events.Events
     return {
       description: MULTIEDIT,
       parameters,
@@ -43,6 +44,7 @@ export const MultiEditTool = Tool.define(
           return yield* fail("multiedit", `${label(identical)}No changes to apply: oldString and newString are identical.`)
         }
         const result = yield* runEdits("multiedit", ctx, args, args.edits, label)
+        yield* events.publish({ _tag: "FileEdited", path: result.real, tool: "multiedit", sessionID: ctx.sessionID })
         const notes = result.reports.flatMap((r, i) => {
           if (r.strategy === "create") return [`${i + 1}. created the file`]
           const note = matchedNote(r.strategy, r.matches, r.reindented, r.lineNumbersStripped)

@@ -32,10 +32,16 @@ export class Pager {
   private bytes = 0
   readonly offset: number
   readonly limit: number
+  /** Most bytes of the page as rendered (line numbers included). */
+  readonly maxBytes: number
+  /** The cap the footer names when the page stops at `maxBytes`. */
+  readonly capLabel: string
 
-  constructor(offset: number, limit: number) {
+  constructor(offset: number, limit: number, maxBytes = MAX_READ_BYTES, capLabel = `${MAX_READ_BYTES / 1024} KB`) {
     this.offset = offset
     this.limit = limit
+    this.maxBytes = maxBytes
+    this.capLabel = capLabel
   }
 
   /** Takes the next line; false once the page is complete and reading can stop. */
@@ -47,8 +53,9 @@ export class Pager {
       return false
     }
     const shown = line.length > MAX_LINE_LENGTH ? line.slice(0, MAX_LINE_LENGTH) + LINE_SUFFIX : line
-    const size = utf8Length(shown) + (this.kept.length > 0 ? 1 : 0)
-    if (this.bytes + size > MAX_READ_BYTES) {
+    const number = String(this.offset + this.kept.length).length + 2 // "N: "
+    const size = number + utf8Length(shown) + (this.kept.length > 0 ? 1 : 0)
+    if (this.bytes + size > this.maxBytes) {
       this.cut = true
       this.more = true
       return false
@@ -65,7 +72,7 @@ export class Pager {
   /** The footer; `total` is known when the whole file was read. */
   footer(total: number | undefined): string {
     const range = `${this.offset}-${this.lastLine}`
-    if (this.cut) return `(Output capped at ${MAX_READ_BYTES / 1024} KB. Showing lines ${range}. Use offset=${this.lastLine + 1} to continue.)`
+    if (this.cut) return `(Output capped at ${this.capLabel}. Showing lines ${range}. Use offset=${this.lastLine + 1} to continue.)`
     if (this.more) {
       return `(Showing lines ${range}${total === undefined ? "" : ` of ${total}`}. Use offset=${this.lastLine + 1} to continue.)`
     }

@@ -8,21 +8,33 @@
 import { Effect, FileSystem, Path, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { z } from "zod"
-import { FileTime, SpillStorage, Tool } from "@agent-tools/core"
+import { FileTime, SpillStorage, Tool, Truncate } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
 import { displayPath, fail, notFoundMessage, type Services, similarNames } from "./common.ts"
-import { READ, READ_LIMIT } from "./descriptions.ts"
+import { MAX_READ_BYTES, READ, READ_LIMIT } from "./descriptions.ts"
 import { describeFsError, inspect, MAX_EDIT_BYTES } from "./files.ts"
 import { Pager, StreamLines, textLines } from "./pager.ts"
 import { decode, encodingLabel, isBinary, SNIFF_BYTES, sniffMedia, toBase64 } from "./text.ts"
 
 const parameters = z.object({
-  filePath: z.string().describe("The path of the file or directory to read (absolute, or relative to the workspace root)"),
+  filePath: z.string().min(1, "must not be empty: give the path of a file or directory").describe(
+    "The path of the file or directory to read (absolute, or relative to the workspace root)"
+  ),
   offset: z.number().int().min(0).optional().describe("The line number to start reading from (1-indexed)"),
   limit: z.number().int().min(1).optional().describe(`The maximum number of lines to read (defaults to ${READ_LIMIT})`)
 })
 
 const PREVIEW_LINES = 20
+
+/**
+ * What a page adds around its lines, at most: the <path>/<type>/<content> wrapper, the blank line,
+ * the footer and an encoding note (lines), and their text besides the path (bytes).
+ */
+const FRAME_LINES = 7
+const FRAME_BYTES = 320
+
+/** read's own truncation preference: a full page of READ_LIMIT lines fits with its frame. */
+const TRUNCATION: Truncate.Settings = { maxLines: READ_LIMIT + FRAME_LINES }
 
 const text = (shown: string, type: "file" | "directory", body: string) =>
   `<path>${shown}</path>\n<type>${type}</type>\n<${type === "file" ? "content" : "entries"}>\n${body}\n</${
@@ -36,6 +48,19 @@ export const ReadTool = Tool.define(
   Effect.gen(function*() {
     const services = yield* Effect.context<Services>()
     const spill = yield* SpillStorage.SpillStorage
+    const truncate = yield* Truncate.Truncate
+
+    /** A page that fits the call's output limits with its frame, so the registry never cuts it again. */
+    const pagerFor = (args: z.output<typeof parameters>, ctx: Tool.Context, shown: string) => {
+      const lim = truncate.limits({ ...ctx.truncation, tool: "read", toolDefaults: TRUNCATION })
+      const cap = Math.min(MAX_READ_BYTES, lim.maxBytes)
+      return new Pager(
+        Math.max(1, args.offset ?? 1),
+        Math.max(1, Math.min(args.limit ?? READ_LIMIT, lim.maxLines - FRAME_LINES)),
+        Math.max(1, cap - FRAME_BYTES - new TextEncoder().encode(shown).length),
+        cap % 1024 === 0 ? `${cap / 1024} KB` : `${cap} bytes`
+      )
+    }
 
     /** Pages a byte stream without reading past the page (big files, non-file spills). */
     const pageStream = Effect.fnUntraced(function*(
@@ -159,6 +184,7 @@ export const ReadTool = Tool.define(
     return {
       description: READ,
       parameters,
+      truncation: TRUNCATION,
       annotations: { readOnly: true },
       requests: (args: z.output<typeof parameters>) =>
         storeSpill(args.filePath) ? Effect.succeed([]) : Effect.map(prepare(args), (p) => p.requests),
@@ -166,14 +192,14 @@ export const ReadTool = Tool.define(
         args: z.output<typeof parameters>,
         ctx: Tool.Context
       ): Effect.fn.Return<Tool.Result, Tool.ExecuteError, Services> {
-        const pager = new Pager(Math.max(1, args.offset ?? 1), args.limit ?? READ_LIMIT)
         if (storeSpill(args.filePath)) {
           const stream = spill.read(args.filePath).pipe(Stream.mapError((e) => new Tool.ToolError({ tool: "read", message: e.message })))
-          return yield* pageStream(args.filePath, stream, pager)
+          return yield* pageStream(args.filePath, stream, pagerFor(args, ctx, args.filePath))
         }
         const { resolved, entry, requests } = yield* prepare(args)
         yield* ctx.askAll(requests)
         const shown = resolved.absolute
+        const pager = pagerFor(args, ctx, shown)
         switch (entry._tag) {
           case "Missing":
             return yield* fail("read", notFoundMessage(shown, yield* similarNames(resolved.real)))

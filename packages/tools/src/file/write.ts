@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { z } from "zod"
-import { Tool } from "@agent-tools/core"
+import { Events, Tool } from "@agent-tools/core"
 import { callRequests, type Services, transaction } from "./common.ts"
 import { WRITE } from "./descriptions.ts"
 import { type Decoded, eolStats, encodingLabel, withEol } from "./text.ts"
@@ -22,6 +22,7 @@ export const WriteTool = Tool.define(
   "write",
   Effect.gen(function*() {
     const services = yield* Effect.context<Services>()
+    const events = yield* Events.Events
     return {
       description: WRITE,
       parameters,
@@ -45,6 +46,7 @@ export const WriteTool = Tool.define(
           if (encoding.encoding !== "utf-8" || encoding.bom) notes.push(`kept ${encodingLabel(encoding)} encoding`)
           return Effect.succeed({ text: content, encoding, result: notes })
         })
+        yield* events.publish({ _tag: "FileEdited", path: done.real, tool: "write", sessionID: ctx.sessionID })
         const notes = done.result
         const diff = done.diff
         return {

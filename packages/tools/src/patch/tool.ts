@@ -8,7 +8,7 @@
  */
 import { Context, Effect } from "effect"
 import { z } from "zod"
-import { FileTime, Tool } from "@agent-tools/core"
+import { Events, FileTime, Tool } from "@agent-tools/core"
 import { externalRequest, locate } from "../shared/access.ts"
 import { displayPath, type Services } from "../file/common.ts"
 import { unifiedDiff } from "../file/diff.ts"
@@ -50,6 +50,7 @@ export const ApplyPatchTool = Tool.define(
   Effect.gen(function*() {
     const services = yield* Effect.context<Services>()
     const config = yield* ApplyPatchConfig
+    const events = yield* Events.Events
     const semantics = config.mode
 
     /**
@@ -125,7 +126,9 @@ export const ApplyPatchTool = Tool.define(
         if (changed.length > 0) {
           yield* commitSlots(changed)
           for (const s of changed) {
-            if (s.current !== null) yield* fileTime.recordWrite(ctx.sessionID, s.real, s.current).pipe(Effect.ignore)
+            if (s.current === null) continue
+            yield* fileTime.recordWrite(ctx.sessionID, s.real, s.current).pipe(Effect.ignore)
+            yield* events.publish({ _tag: "FileEdited", path: s.real, tool: "apply_patch", sessionID: ctx.sessionID })
           }
         }
         const list = summary(planned.changes)

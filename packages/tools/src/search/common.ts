@@ -58,9 +58,6 @@ export const searchError = (tool: string) => (e: Ripgrep.Error): Tool.ToolError 
       : e.message
   })
 
-/** Whether a glob names a hidden entry (a segment or alternative starting with "."), e.g. `.github/**`, `**\/.env*`. */
-export const namesHidden = (glob: string): boolean => /(?:^|[/{,])\.(?!\.?(?:[/},]|$))/.test(glob)
-
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
 /** Counts skipped paths and keeps a few examples for the notice. */

@@ -9,7 +9,7 @@ export const GREP = `Fast content search tool that works with any codebase size.
 - Searches file contents using regular expressions (ripgrep's Rust syntax when rg is installed, JavaScript syntax otherwise).
 - Supports full regex syntax (eg. "log.*Error", "function\\s+\\w+", etc.); escape literal special characters such as ( [ { . with a backslash.
 - Filter files by pattern with the include parameter (eg. "*.js", "*.{ts,tsx}").
-- Respects .gitignore and .ignore files and skips hidden files, unless include names them (eg. ".github/**").
+- Respects .gitignore and .ignore files; searches hidden files (eg. .github/, .env.example) but never .git.
 - Returns matching lines grouped by file, files sorted by modification time (newest first), at most ${MATCH_LIMIT} matches; the output says how many more there are.
 - Lines longer than ${MAX_LINE_LENGTH} characters are cut around the match.
 - If you need to count all matches or see more context, use the Bash tool with \`rg\` (ripgrep) directly. Do NOT use \`grep\`.
@@ -18,7 +18,7 @@ export const GREP = `Fast content search tool that works with any codebase size.
 export const GLOB = `Fast file pattern matching tool that works with any codebase size.
 - Supports glob patterns like "**/*.js" or "src/**/*.ts"; a pattern without "/" (eg. "*.ts") matches at any depth.
 - Returns the ${FILE_LIMIT} most recently modified matching files of the whole directory tree, newest first, as absolute paths.
-- Respects .gitignore and .ignore files. Hidden files and directories (names starting with ".") are included only when the pattern names them (eg. ".github/**/*.yml", "**/.env*").
+- Respects .gitignore and .ignore files; hidden files and directories (eg. .github/, .env.example) are included, .git never.
 - To look inside an ignored directory (eg. node_modules or dist), pass it as the path.
 - Use this tool when you need to find files by name patterns.
 - When you are doing an open-ended search that may require multiple rounds of globbing and grepping, use the Task tool instead.

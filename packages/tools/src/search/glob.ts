@@ -6,20 +6,22 @@
  * (`Ripgrep.files({ stat: true })`) and offered to a
  * `TopK` heap, so the result is the global newest 100 (not the first 100 found, sorted) with
  * memory bounded by 100 entries however large the tree. `.gitignore` is honoured; hidden entries
- * are searched only when the pattern names one. Pattern forms that usually come back empty are
+ * (`.github/`, `.env.example`) are listed, `.git` never. Pattern forms that usually come back empty are
  * normalised: a leading `./`, and an absolute pattern (its literal directory prefix becomes the
  * search path, asking `external_directory` when it lies outside the workspace). When nothing
- * matches but ignored or hidden files would have, the output says so.
+ * matches but ignored files would have, the output says so.
  */
 import { Duration, Effect, Option, Path, Stream } from "effect"
 import { z } from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
-import { namesHidden, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
+import { requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { FILE_LIMIT, GLOB } from "./descriptions.ts"
 import { newestFirst, TopK } from "./topk.ts"
 
 const parameters = z.object({
-  pattern: z.string().describe("The glob pattern to match files against"),
+  pattern: z.string().min(1, "must not be empty: give a glob such as \"**/*.ts\"").describe(
+    "The glob pattern to match files against"
+  ),
   path: z.string().optional().describe(
     "The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter \"undefined\" or \"null\" - simply omit it for the default behavior. Must be a valid directory path if provided."
   )
@@ -54,7 +56,7 @@ export const GlobTool = Tool.define(
     const rg = yield* Ripgrep.Ripgrep
     const path = yield* Path.Path
 
-    /** Whether ignored or hidden files would have matched (bounded: first hit, 2 s). */
+    /** Whether ignored files would have matched (bounded: first hit, 2 s). */
     const ignoredMatches = (cwd: string, pattern: string) =>
       Stream.runHead(
         rg.files({ cwd, filter: [pattern], hidden: true, noIgnore: true, limit: 1 }).pipe(Stream.filter((e) => e._tag === "File"))
@@ -83,7 +85,7 @@ export const GlobTool = Tool.define(
       const pattern = split.pattern === "" ? "**" : split.pattern
       const top = new TopK<Entry>(FILE_LIMIT, newestFirst)
       const skipped = new SkippedPaths()
-      yield* rg.files({ cwd: root.real, filter: [pattern], hidden: namesHidden(pattern), stat: true }).pipe(
+      yield* rg.files({ cwd: root.real, filter: [pattern], hidden: true, stat: true }).pipe(
         Stream.runForEach((e) =>
           Effect.sync(() => {
             if (e._tag === "Skipped") skipped.add(e.path)
@@ -100,7 +102,7 @@ export const GlobTool = Tool.define(
         if (yield* ignoredMatches(root.real, pattern)) {
           lines.push(
             "",
-            "(Files matching this pattern exist but are ignored (.gitignore/.ignore) or hidden. To list them, pass their directory as the path, or name the hidden directory in the pattern.)"
+            "(Files matching this pattern exist but are ignored (.gitignore/.ignore). To list them, pass their directory as the path.)"
           )
         }
       } else {

@@ -10,11 +10,12 @@
  *    around the match).
  * Unreadable paths, and matched files that vanish before their mtime is read, are skipped and
  * counted. Symbolic links are not followed, so a link cannot lead the search out of the workspace.
+ * Hidden files are searched (CI configs, `.env.example`), `.git` never; ignore files still apply.
  */
 import { Effect, Path, Stream } from "effect"
 import { z } from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
-import { fail, namesHidden, plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
+import { fail, plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { GREP, MATCH_LIMIT, MAX_LINE_LENGTH } from "./descriptions.ts"
 import { type FileCount, NewestFiles } from "./topk.ts"
 
@@ -106,7 +107,7 @@ export const GrepTool = Tool.define(
         cwd,
         pattern: args.pattern,
         filter: args.include === undefined ? undefined : [args.include],
-        hidden: args.include !== undefined && namesHidden(args.include),
+        hidden: true,
         paths: target
       }).pipe(
         Stream.filter((e): e is Ripgrep.Count => {

@@ -22,6 +22,7 @@ interface Setup {
   readonly unattended?: "wait" | "reject" | "allow"
   readonly config?: Partial<Bash.ConfigOptions>
   readonly env?: Record<string, string>
+  readonly truncation?: Truncate.Config
 }
 
 const ALLOW_ALL: Permission.Ruleset = [{ permission: "*", pattern: "*", action: "allow" }]
@@ -30,7 +31,7 @@ const layerWith = (setup: Setup = {}) =>
   Layer.mergeAll(
     Workspace.layer({ root, spillDirectories: [spillDir] }),
     Permission.layer({ rules: setup.rules ?? ALLOW_ALL, unattended: setup.unattended ?? "reject" }),
-    Truncate.layer(),
+    Truncate.layer(setup.truncation),
     Bash.parserLayer,
     Bash.configLayer({ home: base, ...setup.config }),
     ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash", ...setup.env }))
@@ -219,6 +220,31 @@ describe("bash tool: results", () => {
       const { result } = yield* call(args("echo before; sleep 30"), { abort: controller.signal })
       assert.strictEqual(result.metadata.reason, "aborted")
       assert.match(result.output, /^before\n\n<bash_metadata>\nCommand aborted by the user/)
+    }))
+
+  /** The numbers `seq` printed that the preview shows. */
+  const shown = (output: string) => output.split("\n").filter((l) => /^\d+$/.test(l)).map(Number)
+
+  live("the configured direction wins over bash's own head+tail: global, then per tool", {
+    truncation: { maxLines: 10 }
+  }, () =>
+    Effect.gen(function*() {
+      // Unconfigured direction: bash's own head+tail (20% head).
+      assert.deepStrictEqual(shown((yield* call(args("seq 1 100"))).result.output), [1, 2, 93, 94, 95, 96, 97, 98, 99, 100])
+      const truncate = yield* Truncate.Truncate
+      yield* truncate.update({ direction: "head" })
+      assert.deepStrictEqual(shown((yield* call(args("seq 1 100"))).result.output), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+      yield* truncate.setToolConfig("bash", { direction: "tail" })
+      const tail = (yield* call(args("seq 1 100"))).result
+      assert.deepStrictEqual(shown(tail.output), [91, 92, 93, 94, 95, 96, 97, 98, 99, 100])
+      assert.include(tail.output, "showing the last 10 of 100 lines")
+    }))
+
+  live("truncation.tools.bash.direction from the layer's config", {
+    truncation: { maxLines: 3, direction: "head+tail", tools: { bash: { direction: "head" } } }
+  }, () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(shown((yield* call(args("seq 1 50"))).result.output), [1, 2, 3])
     }))
 
   live("a large output is cut head+tail; the full output is on disk, byte for byte", {}, () =>

@@ -2,10 +2,10 @@
  * A registry with the file tools over a given FileSystem, for the file and patch tests: the real
  * Permission (rules), FileTime, Workspace and Truncate layers, so calls go the way a runtime's do.
  */
-import { Effect, FileSystem, Layer, Path } from "effect"
+import { Effect, FileSystem, Layer, Path, Stream } from "effect"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { MemoryFileSystem, ScriptedPermission, Testing } from "@agent-tools/testing"
-import { Permission, Tool, ToolRegistry, type Workspace } from "@agent-tools/core"
+import { Events, Permission, Tool, ToolRegistry, type Workspace } from "@agent-tools/core"
 import { ApplyPatchConfig, ApplyPatchTool, EditTool, MultiEditTool, ReadTool, WriteTool } from "@agent-tools/tools"
 
 export const allowAll: Permission.Ruleset = Testing.allowAll
@@ -18,6 +18,8 @@ export interface Options {
   readonly spillDir?: string | undefined
   /** Replaces the rule-based Permission (e.g. ScriptedPermission.layer to record asks). */
   readonly permission?: Layer.Layer<Permission.Permission | ScriptedPermission.Recorder> | undefined
+  /** Replaces the event bus (e.g. `recordingEvents` to assert on what was published). */
+  readonly events?: Layer.Layer<Events.Events> | undefined
 }
 
 export const tools: ReadonlyArray<Tool.Definition<string, any, any>> = [ReadTool, WriteTool, EditTool, MultiEditTool, ApplyPatchTool]
@@ -40,7 +42,7 @@ export const registry = (
     rules: options.rules ?? allowAll,
     unattended: "reject",
     spill: options.spillDir === undefined ? "memory" : { dir: options.spillDir },
-    services: Layer.merge(applyPatch, permission)
+    services: Layer.mergeAll(applyPatch, permission, options.events ?? Layer.empty)
   })
 }
 
@@ -66,3 +68,7 @@ export const bytes = (s: string) => new TextEncoder().encode(s)
 export const readBytes = (file: string) => FileSystem.FileSystem.use((fs) => fs.readFile(file))
 /** The file as text, a BOM included. */
 export const readText = (file: string) => Effect.map(readBytes(file), (b) => new TextDecoder("utf-8", { ignoreBOM: true }).decode(b))
+
+/** An event bus that keeps every published event in `published`, in order. */
+export const recordingEvents = (published: Array<Events.Event>): Layer.Layer<Events.Events> =>
+  Layer.succeed(Events.Events, Events.Events.of({ publish: (e) => Effect.sync(() => void published.push(e)), subscribe: Stream.empty }))

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { SpillStorage } from "@agent-tools/core"
+import { SpillStorage, Truncate } from "@agent-tools/core"
 import { ScriptedPermission } from "@agent-tools/testing"
 import { bytes, call, callError, memory } from "./harness.ts"
 
@@ -26,6 +26,30 @@ describe("read: text paging", () => {
       assert.include(zero.output, "1: line 1\n\n(Showing lines 1-1 of 2500. Use offset=2 to continue.)")
     }).pipe(Effect.provide(memory(ws, { "/ws/big.txt": numbered(2500) }))))
 
+  it.effect("an empty filePath is an argument error naming the field, not a listing of the root", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* callError("read", { filePath: "" }),
+        "The read tool was called with invalid arguments:\n- filePath: must not be empty: give the path of a file or directory\n" +
+          "Please rewrite the input so it satisfies the expected schema."
+      )
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": "a\n" }))))
+
+  it.effect("the page shrinks to fit the configured limits, frame included, so it is never cut again", () =>
+    Effect.gen(function*() {
+      const truncate = yield* Truncate.Truncate
+      yield* truncate.update({ maxLines: 100 })
+      const byLines = yield* call("read", { filePath: "big.txt" })
+      assert.include(byLines.output, "93: line 93\n\n(Showing lines 1-93 of 2500. Use offset=94 to continue.)\n</content>")
+      assert.isTrue(Truncate.fits(byLines.output, truncate.limits({ tool: "read" })))
+      yield* truncate.setToolConfig("read", { maxBytes: 1024 })
+      const byBytes = yield* call("read", { filePath: "big.txt" })
+      assert.include(byBytes.output, "(Output capped at 1 KB. Showing lines 1-59. Use offset=60 to continue.)")
+      // The page leaves room for the largest frame: 826 bytes here.
+      assert.strictEqual(new TextEncoder().encode(byBytes.output).length, 826)
+      assert.isUndefined(byBytes.metadata.outputPath)
+    }).pipe(Effect.provide(memory(ws, { "/ws/big.txt": numbered(2500) }))))
+
   it.effect("an offset past the end names the line count; the last line is readable", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* callError("read", { filePath: "a.txt", offset: 4 }), "Offset 4 is out of range for this file (3 lines)")
@@ -36,8 +60,11 @@ describe("read: text paging", () => {
     Effect.gen(function*() {
       const result = yield* call("read", { filePath: "wide.txt" })
       assert.include(result.output, `1: ${"x".repeat(2000)}... (line truncated to 2000 chars)\n`)
-      assert.include(result.output, "(Output capped at 50 KB. Showing lines 1-25. Use offset=26 to continue.)")
+      // Numbered lines of 2038-2039 bytes: 24 fit the page budget (the 51200-byte limit less room for the frame).
+      assert.include(result.output, "(Output capped at 50 KB. Showing lines 1-24. Use offset=25 to continue.)")
+      assert.strictEqual(new TextEncoder().encode(result.output).length, 49065)
       assert.isTrue(result.metadata.truncated)
+      assert.isUndefined(result.metadata.outputPath)
     }).pipe(Effect.provide(memory(ws, { "/ws/wide.txt": `${"x".repeat(5000)}\n`.repeat(100) }))))
 
   it.effect("CRLF lines come out without their CR; non-UTF-8 bytes are shown as Latin-1", () =>

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { Events, SpillStorage, Tool, Truncate } from "@agent-tools/core"
 import { GlobTool } from "@agent-tools/tools"
 import { backends, withFixture } from "./harness.ts"
 import { splitPattern } from "../../src/search/glob.ts"
@@ -40,23 +41,24 @@ for (const backend of backends) {
         }))
     })
 
-    it.live(".gitignore honoured; hidden files only when the pattern names them", () =>
+    it.live(".gitignore honoured; hidden files listed", () =>
       withFixture(backend, { files: FILES, mtimes: { "src/x.js": 2, "src/a/b.ts": 1 } }, ({ asks, call, root }) =>
         Effect.gen(function*() {
           assert.strictEqual((yield* call(GlobTool, { pattern: "**/*.js" })).output, `${root}/src/x.js`)
-          assert.strictEqual((yield* call(GlobTool, { pattern: "**/*.yml" })).output.split("\n")[0], "No files found")
+          assert.strictEqual((yield* call(GlobTool, { pattern: "**/*.yml" })).output, `${root}/.github/workflows/ci.yml`)
           assert.strictEqual((yield* call(GlobTool, { pattern: ".github/**/*.yml" })).output, `${root}/.github/workflows/ci.yml`)
-          assert.strictEqual((yield* call(GlobTool, { pattern: "**/*" })).output, [`${root}/src/x.js`, `${root}/src/a/b.ts`, `${root}/README.md`].join("\n"))
+          assert.strictEqual(
+            (yield* call(GlobTool, { pattern: "**/*" })).output,
+            [`${root}/src/x.js`, `${root}/src/a/b.ts`, `${root}/.github/workflows/ci.yml`, `${root}/.gitignore`, `${root}/README.md`].join("\n")
+          )
           assert.deepStrictEqual(asks[0], { permission: "glob", patterns: ["**/*.js"], always: ["*"], metadata: { pattern: "**/*.js", path: undefined } })
         })))
 
-    it.live("nothing found, but ignored or hidden files would match: the output says so", () =>
+    it.live("nothing found, but ignored files would match: the output says so", () =>
       withFixture(backend, { files: FILES }, ({ call, root }) =>
         Effect.gen(function*() {
-          const note = "(Files matching this pattern exist but are ignored (.gitignore/.ignore) or hidden. " +
-            "To list them, pass their directory as the path, or name the hidden directory in the pattern.)"
+          const note = "(Files matching this pattern exist but are ignored (.gitignore/.ignore). To list them, pass their directory as the path.)"
           assert.strictEqual((yield* call(GlobTool, { pattern: "dist/*.js" })).output, `No files found\n\n${note}`)
-          assert.strictEqual((yield* call(GlobTool, { pattern: "**/*.yml" })).output, `No files found\n\n${note}`)
           assert.strictEqual((yield* call(GlobTool, { pattern: "*.rs" })).output, "No files found")
           // The ignored directory as the path lists it.
           assert.strictEqual((yield* call(GlobTool, { pattern: "*.js", path: "dist" })).output, `${root}/dist/a.js`)
@@ -77,6 +79,18 @@ for (const backend of backends) {
           assert.deepStrictEqual(asks.map((a) => a.permission), ["external_directory", "glob"])
           assert.strictEqual(out.title, outside)
         })))
+
+    it.live("an empty pattern is an argument error naming the field", () =>
+      withFixture(backend, { files: FILES }, () =>
+        Effect.gen(function*() {
+          const glob = yield* Tool.build(GlobTool)
+          const error = yield* Effect.flip(glob.validate({ pattern: "" }))
+          assert.strictEqual(
+            error.message,
+            "The glob tool was called with invalid arguments:\n- pattern: must not be empty: give a glob such as \"**/*.ts\"\n" +
+              "Please rewrite the input so it satisfies the expected schema."
+          )
+        }).pipe(Effect.provide(Truncate.layer().pipe(Layer.provide(Layer.merge(SpillStorage.layerMemory(), Events.layerNoop)))))))
 
     it.live("the path must be a directory", () =>
       withFixture(backend, { files: FILES }, ({ call }) =>

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer, Stream } from "effect"
+import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
 import { GrepTool } from "@agent-tools/tools"
 import { backends, withFixture } from "./harness.ts"
 import { preview } from "../../src/search/grep.ts"
@@ -21,14 +22,14 @@ for (const backend of backends) {
   describe.skipIf(!backend.enabled)(`grep (${backend.name})`, () => {
     const fixture = { files: FILES, mtimes: MTIMES }
 
-    it.live("matches grouped by file, files newest first; ignored and hidden files skipped", () =>
+    it.live("matches grouped by file, files newest first; ignored files skipped, hidden files searched", () =>
       withFixture(backend, fixture, ({ asks, call, root }) =>
         Effect.gen(function*() {
           const result = yield* call(GrepTool, { pattern: "needle" })
           assert.strictEqual(
             result.output,
             [
-              "Found 4 matches",
+              "Found 5 matches",
               `${root}/src/b.ts:`,
               "  Line 1: const x = needle",
               "",
@@ -37,10 +38,13 @@ for (const backend of backends) {
               "  Line 3: needle two",
               "",
               `${root}/docs/old.txt:`,
-              "  Line 1: needle old"
+              "  Line 1: needle old",
+              "",
+              `${root}/.hidden/h.ts:`,
+              "  Line 1: needle hidden"
             ].join("\n")
           )
-          assert.deepStrictEqual(result.metadata, { matches: 4, files: 3, shown: 4, skipped: 0, truncated: false })
+          assert.deepStrictEqual(result.metadata, { matches: 5, files: 4, shown: 5, skipped: 0, truncated: false })
           assert.strictEqual(result.title, "needle")
           assert.deepStrictEqual(asks, [{
             permission: "grep",
@@ -50,7 +54,7 @@ for (const backend of backends) {
           }])
         })))
 
-    it.live("include filters files; a hidden include searches hidden files; patterns like flags work", () =>
+    it.live("include filters files (hidden ones too); patterns like flags work", () =>
       withFixture(backend, fixture, ({ call, root }) =>
         Effect.gen(function*() {
           const ts = yield* call(GrepTool, { pattern: "needle", include: "*.md" })
@@ -108,6 +112,32 @@ for (const backend of backends) {
         }))
     })
 
+    it.live("through the registry, 100 matches of 5000-character lines fit the byte limit; the full list is spilled", () => {
+      const files = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${String(i).padStart(3, "0")}.js`, `${"a".repeat(2500)}needle${"b".repeat(2494)}\n`]))
+      return withFixture(backend, { files }, () =>
+        Effect.gen(function*() {
+          const registry = yield* ToolRegistry.make([GrepTool])
+          const result = yield* registry.execute("grep", { pattern: "needle" }, yield* Tool.makeContext({ sessionID: "s1" }))
+          const path = result.metadata.outputPath as string
+          assert.strictEqual(result.metadata.truncated, true)
+          assert.strictEqual(result.metadata.matches, 100)
+          // The whole grep output (100 lines cut to 2000 characters: over 200 KB) is in the spill ...
+          const spill = yield* SpillStorage.SpillStorage
+          const full = yield* Stream.mkString(Stream.decodeText(spill.read(path)))
+          assert.isTrue(full.startsWith("Found 100 matches\n"))
+          assert.isAbove(full.length, 200_000)
+          // ... and what the model gets is a preview within 51200 bytes plus the notice around it.
+          const preview = result.output.slice(result.output.indexOf("\n") + 1, result.output.indexOf("\n\n... "))
+          assert.isTrue(Truncate.fits(preview, Truncate.defaults))
+          assert.isAbove(new TextEncoder().encode(preview).length, 50_000)
+          assert.isBelow(new TextEncoder().encode(result.output).length, 51_200 + 1_000)
+        }).pipe(Effect.provide(Layer.mergeAll(
+          Truncate.layer(),
+          Permission.layer({ rules: [{ permission: "*", pattern: "*", action: "allow" }] }),
+          ModuleLoader.layerMemory({})
+        ).pipe(Layer.provideMerge(Layer.merge(SpillStorage.layerMemory(), Events.layerNoop))))))
+    })
+
     it.live("a long line is cut to 2000 characters around the match", () => {
       const line = `${"a".repeat(3000)}needle${"b".repeat(3000)}`
       return withFixture(backend, { files: { "min.js": `${line}\n` } }, ({ call }) =>
@@ -128,13 +158,16 @@ for (const backend of backends) {
           assert.strictEqual(
             result.output,
             [
-              "Found 3 matches",
+              "Found 4 matches",
               `${root}/a.ts:`,
               "  Line 1: needle one",
               "  Line 3: needle two",
               "",
               `${root}/docs/old.txt:`,
               "  Line 1: needle old",
+              "",
+              `${root}/.hidden/h.ts:`,
+              "  Line 1: needle hidden",
               "",
               "(1 path could not be read and was skipped: src/b.ts)"
             ].join("\n")
@@ -149,13 +182,16 @@ for (const backend of backends) {
           assert.strictEqual(
             result.output,
             [
-              "Found 3 matches",
+              "Found 4 matches",
               `${root}/a.ts:`,
               "  Line 1: needle one",
               "  Line 3: needle two",
               "",
               `${root}/docs/old.txt:`,
               "  Line 1: needle old",
+              "",
+              `${root}/.hidden/h.ts:`,
+              "  Line 1: needle hidden",
               "",
               "(1 path could not be read and was skipped: src/b.ts)"
             ].join("\n")
