@@ -13,6 +13,9 @@ import { ApplyPatchTool } from "./patch/tool.ts"
 import { GlobTool } from "./search/glob.ts"
 import { GrepTool } from "./search/grep.ts"
 import { ListTool } from "./search/list.ts"
+import { CodeSearchTool } from "./web/codesearch.ts"
+import { WebFetchTool } from "./web/webfetch.ts"
+import { WebSearchTool } from "./web/websearch.ts"
 
 type RequirementsOf<T> = T extends Tool.Definition<string, any, infer R> ? R : never
 
@@ -27,6 +30,7 @@ export type Requirements = RequirementsOf<
   | typeof MultiEditTool
   | typeof WriteTool
   | typeof ApplyPatchTool
+  | typeof WebFetchTool
 >
 
 export const builtins: ReadonlyArray<Tool.Definition<string, any, Requirements>> = [
@@ -38,5 +42,12 @@ export const builtins: ReadonlyArray<Tool.Definition<string, any, Requirements>>
   GrepTool,
   GlobTool,
   ListTool,
-  BashTool
+  BashTool,
+  WebFetchTool
 ]
+
+/** The services the search tools need (an Exa endpoint and key, and an HTTP client). */
+export type SearchRequirements = RequirementsOf<typeof WebSearchTool | typeof CodeSearchTool>
+
+/** websearch and codesearch: offered only where search is enabled (they need `ExaConfig`). */
+export const searchTools: ReadonlyArray<Tool.Definition<string, any, SearchRequirements>> = [WebSearchTool, CodeSearchTool]
