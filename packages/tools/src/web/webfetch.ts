@@ -69,7 +69,7 @@ const transportError = (url: URL) => (error: HttpClientError.HttpClientError) =>
 
 type Fetched =
   | { readonly _tag: "Body"; readonly url: URL; readonly contentType: string; readonly bytes: Uint8Array }
-  | { readonly _tag: "Redirect"; readonly to: URL; readonly status: number }
+  | { readonly _tag: "Redirect"; readonly from: URL; readonly to: URL; readonly status: number }
 
 /** Reads a body, failing as soon as it passes the size cap. */
 const readBody = (response: HttpClientResponse.HttpClientResponse, url: URL) =>
@@ -103,7 +103,7 @@ const follow = Effect.fnUntraced(function*(client: HttpClient.HttpClient, start:
           return yield* fail(`Request failed with status code: ${response.status} (a redirect without a Location header)`)
         }
         const to = yield* Effect.try({ try: () => new URL(location, url), catch: () => fail(`Invalid redirect location: ${location}`) })
-        return { _tag: "Redirect", to, status: response.status } as const
+        return { _tag: "Redirect", from: url, to, status: response.status } as const
       }
       if (response.status < 200 || response.status > 299) {
         return yield* fail(`Request failed with status code: ${response.status}`)
@@ -118,13 +118,17 @@ const follow = Effect.fnUntraced(function*(client: HttpClient.HttpClient, start:
   }
 })
 
-const redirectResult = (from: URL, to: URL, status: number): Tool.Result => ({
-  title: `${from.href} (redirect)`,
-  output: `The URL redirects to a different host (status ${status}); the redirect was not followed.\n` +
-    `Original URL: ${from.href}\nRedirect URL: ${to.href}\n` +
-    `To fetch the new location, call webfetch again with url "${to.href}".`,
-  metadata: { url: from.href, redirect: to.href, status }
-})
+const redirectResult = (requested: URL, redirect: Extract<Fetched, { _tag: "Redirect" }>): Tool.Result => {
+  const { from, to, status } = redirect
+  const where = from.host !== to.host ? "a different host" : `${to.protocol.slice(0, -1)} (from ${from.protocol.slice(0, -1)})`
+  return {
+    title: `${requested.href} (redirect)`,
+    output: `The URL redirects to ${where} (status ${status}); the redirect was not followed.\n` +
+      `Original URL: ${requested.href}\nRedirect URL: ${to.href}\n` +
+      `To fetch the new location, call webfetch again with url "${to.href}".`,
+    metadata: { url: requested.href, redirect: to.href, status }
+  }
+}
 
 const mimeOf = (contentType: string) => contentType.split(";")[0]!.trim().toLowerCase()
 
@@ -186,7 +190,7 @@ export const WebFetchTool = Tool.define(
           orElse: () => Effect.fail(fail(`Request timed out after ${seconds} seconds`))
         })
       )
-      return fetched._tag === "Redirect" ? redirectResult(url, fetched.to, fetched.status) : yield* render(fetched, args.format)
+      return fetched._tag === "Redirect" ? redirectResult(url, fetched) : yield* render(fetched, args.format)
     })
 
     return {

@@ -58,6 +58,8 @@ const routes = (base: () => string) => (req: import("node:http").IncomingMessage
       return res.writeHead(301, { location: `${base()}/same-host` }).end()
     case "/other-host":
       return res.writeHead(302, { location: "https://example.org/elsewhere" }).end()
+    case "/downgrade":
+      return res.writeHead(301, { location: `ftp://${req.headers.host}/file` }).end()
     case "/loop":
       return res.writeHead(307, { location: "/loop" }).end()
     case "/no-location":
@@ -153,6 +155,11 @@ layer(services, { excludeTestServices: true })("webfetch", (it) => {
         status: 302,
         truncated: false
       })
+      const other = yield* call(WebFetchTool, { url: `${baseUrl}/downgrade` })
+      assert.strictEqual(
+        other.result.output.split("\n")[0],
+        "The URL redirects to ftp (from http) (status 301); the redirect was not followed."
+      )
       assert.strictEqual(yield* callError(WebFetchTool, { url: `${baseUrl}/loop` }), "Too many redirects (more than 5)")
       assert.strictEqual(
         yield* callError(WebFetchTool, { url: `${baseUrl}/no-location` }),
