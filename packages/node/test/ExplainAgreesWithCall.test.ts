@@ -92,7 +92,12 @@ const cases = (d: Dirs): ReadonlyArray<Case> => [
   { tool: "bash", args: { command: "cat secret/x.txt", description: "d" }, expect: "ask" },
   { tool: "bash", args: { command: "echo hi > secret/x.txt", description: "d" }, expect: "deny" },
   { tool: "bash", args: { command: "ls", workdir: d.out, description: "d" }, expect: "ask" },
-  { tool: "bash", args: { command: `cat ${d.spill}`, description: "d" }, expect: "ask" }
+  { tool: "bash", args: { command: `cat ${d.spill}`, description: "d" }, expect: "ask" },
+  // webfetch (loopback URLs: the address policy refuses them after the permission check, offline)
+  { tool: "webfetch", args: { url: "http://127.0.0.1:1/allowed/page" }, expect: "allow" },
+  { tool: "webfetch", args: { url: "http://127.0.0.1:1/other" }, expect: "ask" },
+  { tool: "webfetch", args: { url: "http://127.0.0.1:1/denied/page" }, expect: "deny" },
+  { tool: "webfetch", args: { url: "ftp://127.0.0.1/file" }, expect: "error" }
 ]
 
 const config = (d: Dirs) => ({
@@ -103,7 +108,8 @@ const config = (d: Dirs) => ({
     glob: { "*": "allow", "*.secret": "deny", "**/*.md": "ask" },
     list: { "*": "allow", [`${d.ws}/secret`]: "deny" },
     external_directory: { "*": "ask", [`${d.out}/denied/*`]: "deny", [`${d.out}/denied`]: "deny" },
-    bash: { "*": "ask", "git status": "allow", "ls": "allow", "rm *": "deny" }
+    bash: { "*": "ask", "git status": "allow", "ls": "allow", "rm *": "deny" },
+    webfetch: { "*": "ask", "http://127.0.0.1:1/allowed/*": "allow", "http://127.0.0.1:1/denied/*": "deny" }
   }
 })
 

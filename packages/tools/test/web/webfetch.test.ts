@@ -20,6 +20,10 @@ const routes = (base: () => string) => (req: import("node:http").IncomingMessage
   switch (url) {
     case "/page":
       return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE)
+    case "/long":
+      return res.writeHead(200, { "content-type": "text/plain" }).end(
+        Array.from({ length: 3000 }, (_, i) => `line ${i + 1}`).join("\n")
+      )
     case "/plain":
       return res.writeHead(200, { "content-type": "text/plain" }).end("just text\n")
     case "/headers":
@@ -165,6 +169,17 @@ layer(services, { excludeTestServices: true })("webfetch", (it) => {
         yield* callError(WebFetchTool, { url: `${baseUrl}/no-location` }),
         "Request failed with status code: 302 (a redirect without a Location header)"
       )
+    }).pipe(Effect.scoped))
+
+  it.effect("a long page is truncated by the registry like any output, the whole text spilled", () =>
+    Effect.gen(function*() {
+      yield* Server
+      const { result } = yield* call(WebFetchTool, { url: `${baseUrl}/long` })
+      assert.strictEqual(result.metadata.truncated, true)
+      assert.isString(result.metadata.outputPath)
+      assert.include(result.output, "showing the first 2000 of 3000 lines")
+      assert.include(result.output, "\nline 1\nline 2\n")
+      assert.notInclude(result.output, "\nline 2500\n")
     }).pipe(Effect.scoped))
 
   it.effect("a Cloudflare challenge is retried once with an honest User-Agent", () =>
