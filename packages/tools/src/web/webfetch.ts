@@ -15,7 +15,7 @@ import { toBase64 } from "../file/text.ts"
 import { BlockedAddressError } from "./address.ts"
 import { readCapped } from "./body.ts"
 import { WebFetchClient } from "./client.ts"
-import { htmlToMarkdown, htmlToText, isHtml } from "./convert.ts"
+import { convertHtml, isHtml } from "./convert.ts"
 import { DEFAULT_TIMEOUT_SECONDS, MAX_REDIRECTS, MAX_RESPONSE_BYTES, MAX_TIMEOUT_SECONDS, WEBFETCH } from "./descriptions.ts"
 
 export const parameters = z.object({
@@ -164,8 +164,8 @@ const render = (fetched: Extract<Fetched, { _tag: "Body" }>, format: Format): Ef
     return Effect.fail(fail(`The response is binary content (${mime === "" ? "no content type" : mime}), not text`))
   }
   const text = decoderFor(contentType).decode(bytes)
-  const output = !isHtml(mime) || format === "html" ? text : format === "markdown" ? htmlToMarkdown(text) : htmlToText(text)
-  return Effect.succeed({ title, output, metadata })
+  const output = !isHtml(mime) || format === "html" ? Effect.succeed(text) : convertHtml(text, format)
+  return Effect.map(output, (output) => ({ title, output, metadata }))
 }
 
 const requestsOf = (url: URL, args: Args): ReadonlyArray<Tool.AskInput> => [{
