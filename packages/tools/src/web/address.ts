@@ -8,7 +8,9 @@
  * name: the HTTP client that webfetch uses (`WebFetchClient`) calls `refusal` at connect time.
  */
 import { Option, Schema } from "effect"
-import { IpNetwork, NetAddress } from "effect/net"
+// The modules, not the net index: it loads every net module (DNS, interfaces…).
+import * as IpNetwork from "effect/net/IpNetwork"
+import * as NetAddress from "effect/net/NetAddress"
 
 export type AddressKind =
   | "loopback"
@@ -88,7 +90,7 @@ export const classify = (ip: string): AddressKind | undefined => {
   return parsed._tag === "Failure" ? "reserved" : kindOf(parsed.success)
 }
 
-/** A connection refused because its address is in a range that private networks allowance guards. */
+/** A connection refused because its address is not public (allowed only with allowPrivateNetwork). */
 export class BlockedAddressError extends Schema.TaggedError<BlockedAddressError>()("BlockedAddressError", {
   /** The host name of the URL (an IP literal for a literal URL). */
   host: Schema.String,

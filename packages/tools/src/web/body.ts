@@ -1,6 +1,6 @@
 /** Reading a response body with a bound on memory. */
 import { Effect, Stream } from "effect"
-import type { HttpClientResponse } from "effect/http"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 
 /**
  * The body's bytes, or undefined once it passes `limit` bytes (a declared Content-Length over

@@ -11,7 +11,7 @@
  * the check off); a test may provide any client, e.g. `layer(HttpClient)` on a local server.
  */
 import { Context, Effect, Layer } from "effect"
-import { HttpClient } from "effect/http"
+import * as HttpClient from "effect/http/HttpClient"
 
 export class WebFetchClient extends Context.Service<WebFetchClient, HttpClient.HttpClient>()(
   "@agent-tools/tools/WebFetchClient"

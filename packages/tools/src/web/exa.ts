@@ -8,7 +8,8 @@
  * policed like webfetch's.
  */
 import { Context, Duration, Effect, Redacted } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { Tool } from "@agent-tools/core"
 import { readCapped } from "./body.ts"
 import { MAX_RESPONSE_BYTES, SEARCH_TIMEOUT_SECONDS } from "./descriptions.ts"

@@ -8,7 +8,11 @@
  * reached is the `WebFetchClient`'s business: it checks the address it connects to.
  */
 import { Duration, Effect } from "effect"
-import { HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
+// The modules, not the http index: it loads the server side too (router, multipart…).
+import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import { z } from "zod"
 import { Tool } from "@agent-tools/core"
 import { toBase64 } from "../file/text.ts"
