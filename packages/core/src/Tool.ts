@@ -81,6 +81,8 @@ export interface Annotations {
   readonly readOnly?: boolean | undefined
   /** May destroy or overwrite data (MCP destructiveHint). */
   readonly destructive?: boolean | undefined
+  /** Reaches outside the workspace, e.g. the web (MCP openWorldHint). */
+  readonly openWorld?: boolean | undefined
 }
 
 /** What a tool's `init` returns. */

@@ -23,8 +23,8 @@ export const CONTRACT_ANNOTATIONS: Readonly<Record<string, Tool.Annotations>> = 
   bash: { destructive: true }
 }
 
-/** Tools that reach outside the workspace (MCP openWorldHint). */
-const OPEN_WORLD = new Set(["bash", "webfetch"])
+/** Tools that reach outside the workspace (MCP openWorldHint), when a tool does not say so itself. */
+const OPEN_WORLD = new Set(["bash", "webfetch", "websearch", "codesearch"])
 
 /** Display names of the built-ins whose id does not read as one. */
 const TITLES: Readonly<Record<string, string>> = {
@@ -65,7 +65,7 @@ export const hintsOf = (tool: Pick<Tool.Built, "id" | "annotations">): Hints => 
     readOnlyHint: readOnly,
     destructiveHint: destructive,
     idempotentHint: readOnly,
-    openWorldHint: OPEN_WORLD.has(tool.id)
+    openWorldHint: tool.annotations.openWorld ?? OPEN_WORLD.has(tool.id)
   }
 }
 

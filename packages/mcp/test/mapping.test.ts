@@ -1,6 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { hintsOf, jsonSafe, toCallToolResult, toMcpTool } from "../src/Mapping.ts"
-import { ToolNames } from "@agent-tools/core"
+import { Effect, Redacted } from "effect"
+import { HttpClient } from "effect/http"
+import { hintsOf, jsonSafe, titleOf, toCallToolResult, toMcpTool } from "../src/Mapping.ts"
+import { type Tool, ToolNames } from "@agent-tools/core"
+import { builtins, searchTools, Web } from "@agent-tools/tools"
 
 const { assign, hash8, isValid } = ToolNames
 
@@ -35,14 +38,15 @@ describe("ToolNames", () => {
 })
 
 describe("Mapping", () => {
+  const hints = (title: string, readOnly: boolean, destructive: boolean, openWorld = false) => ({
+    title,
+    readOnlyHint: readOnly,
+    destructiveHint: destructive,
+    idempotentHint: readOnly,
+    openWorldHint: openWorld
+  })
+
   it("sends every hint and a title: the tool's own, else the contract's table for the built-ins", () => {
-    const hints = (title: string, readOnly: boolean, destructive: boolean, openWorld = false) => ({
-      title,
-      readOnlyHint: readOnly,
-      destructiveHint: destructive,
-      idempotentHint: readOnly,
-      openWorldHint: openWorld
-    })
     assert.deepStrictEqual(hintsOf({ id: "read", annotations: {} }), hints("Read", true, false))
     assert.deepStrictEqual(hintsOf({ id: "edit", annotations: {} }), hints("Edit", false, true))
     assert.deepStrictEqual(hintsOf({ id: "bash", annotations: {} }), hints("Bash", false, true, true))
@@ -52,6 +56,23 @@ describe("Mapping", () => {
       hintsOf({ id: "my_custom-tool", annotations: { readOnly: true, destructive: true } }),
       hints("My custom tool", true, false)
     )
+  })
+
+  it("the web tools are read-only and open-world; a tool's own openWorld wins", () => {
+    const web: ReadonlyArray<Tool.Definition<string, any, any>> = [...builtins.filter((d) => d.id === "webfetch"), ...searchTools]
+    for (const definition of web) {
+      const unused = HttpClient.make(() => Effect.die("unused"))
+      const init = definition.init.pipe(
+        Effect.provideService(Web.WebFetchClient, unused),
+        Effect.provideService(HttpClient.HttpClient, unused),
+        Effect.provideService(Web.ExaConfig, { endpoint: "http://unused", apiKey: Redacted.make("unused") })
+      ) as Effect.Effect<Tool.Def>
+      const built = Effect.runSync(Effect.map(init, (def) => ({ id: definition.id, annotations: def.annotations ?? {} })))
+      assert.deepStrictEqual(hintsOf(built), hints(titleOf(definition.id), true, false, true), definition.id)
+    }
+    assert.strictEqual(hintsOf({ id: "webfetch", annotations: {} }).openWorldHint, true)
+    assert.strictEqual(hintsOf({ id: "bash", annotations: { openWorld: false } }).openWorldHint, false)
+    assert.strictEqual(hintsOf({ id: "custom", annotations: { openWorld: true } }).openWorldHint, true)
   })
 
   it("lists only object-rooted schemas, without $schema", () => {

@@ -105,6 +105,28 @@ const ExperimentalConfig = z.strictObject({
   )
 }).describe("Features that may change.")
 
+const WebFetchConfig = z.strictObject({
+  allowPrivateNetwork: z.boolean().optional().describe(
+    "Let webfetch connect to private, link-local and loopback addresses (default false: refused). The check is " +
+      "on the address each connection uses, after DNS, so a public name resolving to 127.0.0.1 is refused too."
+  )
+}).describe("The webfetch tool.")
+
+const WebSearchConfig = z.strictObject({
+  enabled: z.boolean().optional().describe(
+    "Offer the websearch and codesearch tools, backed by Exa (default false). Needs apiKey or apiKeyEnv."
+  ),
+  apiKey: z.string().min(1).optional().describe("The Exa API key. Prefer apiKeyEnv: a key in a file is easily committed."),
+  apiKeyEnv: z.string().min(1).optional().describe(
+    "The environment variable that holds the Exa API key (e.g. EXA_API_KEY); it must be set when search is enabled."
+  ),
+  endpoint: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).optional().describe("The Exa MCP endpoint (default https://mcp.exa.ai/mcp).")
+}).superRefine((config, ctx) => {
+  if (config.enabled === true && config.apiKey === undefined && config.apiKeyEnv === undefined) {
+    ctx.addIssue({ code: "custom", path: ["enabled"], input: config.enabled, message: "false unless apiKey or apiKeyEnv is set" })
+  }
+}).describe("The websearch and codesearch tools (Exa search over its MCP endpoint).")
+
 /** The config file's schema. */
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors."),
@@ -115,7 +137,9 @@ export const ConfigSchema = z.strictObject({
   sandbox: SandboxConfig.optional(),
   apply_patch: ApplyPatchConfig.optional(),
   skills: SkillsConfig.optional(),
-  experimental: ExperimentalConfig.optional()
+  experimental: ExperimentalConfig.optional(),
+  webfetch: WebFetchConfig.optional(),
+  websearch: WebSearchConfig.optional()
 }).meta({ title: "agent-tools configuration", description: "The agent-tools.json file of a workspace." })
 
 export type AgentConfig = z.output<typeof ConfigSchema>

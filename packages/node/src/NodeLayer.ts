@@ -3,10 +3,11 @@
  * custom tools in a registry, permissions, truncation with a filesystem spill store in the user's
  * data directory, staleness tracking and path containment.
  */
-import { Context, Effect, FileSystem, Layer, Path } from "effect"
+import { Config, Context, Effect, FileSystem, Layer, Option, Path, Redacted } from "effect"
 import type { ChildProcessSpawner } from "effect/process"
 // The module, not the package index: the index loads every Node module (HTTP, sockets, redis…).
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import {
   Events,
   FileTime,
@@ -23,13 +24,14 @@ import {
   Truncate,
   Workspace
 } from "@agent-tools/core"
-import { ApplyPatchConfig, Bash, BatchConfig, builtins, Skills } from "@agent-tools/tools"
+import { ApplyPatchConfig, Bash, BatchConfig, builtins, searchTools, Skills, Web } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
 import * as AnalysisWorker from "./AnalysisWorker.ts"
 import * as Bubblewrap from "./Bubblewrap.ts"
 import * as NodeStat from "./NodeStat.ts"
 import * as DataDir from "./DataDir.ts"
 import * as Defaults from "./Defaults.ts"
+import * as WebFetchClient from "./WebFetchClient.ts"
 
 export interface Options {
   /** The workspace root. */
@@ -90,6 +92,8 @@ export interface Settings {
   readonly sandbox: Bubblewrap.Options
   /** Where the skill tool looks for skills (absolute). */
   readonly skillDirectories: ReadonlyArray<string>
+  /** The Exa endpoint and key when websearch is enabled (websearch and codesearch are offered then). */
+  readonly search: Web.ExaSettings | undefined
 }
 
 export class NodeSettings extends Context.Service<NodeSettings, Settings>()("@agent-tools/node/Settings") {}
@@ -139,6 +143,7 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     extraReadable: absolute(config.sandbox?.extraReadable),
     platform
   }
+  const search = yield* searchSettings(config, file)
   return {
     cwd,
     file,
@@ -149,8 +154,26 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     spillMaxBytes: config.spill?.maxBytes,
     platform,
     sandbox,
-    skillDirectories: absolute(config.skills?.directories ?? Skills.DEFAULT_DIRECTORIES)!
+    skillDirectories: absolute(config.skills?.directories ?? Skills.DEFAULT_DIRECTORIES)!,
+    search
   } satisfies Settings
+})
+
+/** The Exa endpoint and key of an enabled websearch; a key variable that is not set is a config error. */
+const searchSettings = Effect.fnUntraced(function*(config: AgentConfig.AgentConfig, file: string | undefined) {
+  const search = config.websearch
+  if (search?.enabled !== true) return undefined
+  const endpoint = search.endpoint ?? Web.DEFAULT_ENDPOINT
+  if (search.apiKey !== undefined) return { endpoint, apiKey: Redacted.make(search.apiKey) } satisfies Web.ExaSettings
+  const name = search.apiKeyEnv ?? ""
+  const value = yield* Config.option(Config.String(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  if (Option.isNone(value) || value.value === "") {
+    return yield* new AgentConfig.ConfigError({
+      ...(file === undefined ? {} : { file }),
+      problems: [{ path: "websearch.apiKeyEnv", reason: `the environment variable ${name} is not set` }]
+    })
+  }
+  return { endpoint, apiKey: Redacted.make(value.value) } satisfies Web.ExaSettings
 })
 
 /**
@@ -205,11 +228,18 @@ export const layerFromSettings = (
     Bubblewrap.layer(s.sandbox),
     Layer.succeed(ApplyPatchConfig, { mode: s.config.apply_patch?.mode ?? "atomic" }),
     Layer.succeed(BatchConfig, { enabled: s.config.experimental?.batch_tool === true }),
-    Layer.succeed(Skills.SkillConfig, { directories: s.skillDirectories })
+    Layer.succeed(Skills.SkillConfig, { directories: s.skillDirectories }),
+    // webfetch's client refuses private, link-local and loopback addresses unless allowed.
+    WebFetchClient.layer({ allowPrivateNetwork: s.config.webfetch?.allowPrivateNetwork }),
+    s.search === undefined ? Layer.empty : Layer.merge(Layer.succeed(Web.ExaConfig, s.search), NodeHttpClient.layerNodeHttp)
   ).pipe(Layer.provideMerge(base))
   const services = Layer.merge(core, user)
   // Built-in tools are typed with open requirements; this layer provides everything listed above.
-  const registry = ToolRegistry.layer(options.tools ?? builtins, registryOptions(s, options.registry)) as Layer.Layer<
+  // websearch and codesearch, when enabled, are offered right after webfetch.
+  const afterWebFetch = builtins.findIndex((t) => t.id === "webfetch") + 1
+  const tools = options.tools ??
+    (s.search === undefined ? builtins : [...builtins.slice(0, afterWebFetch), ...searchTools, ...builtins.slice(afterWebFetch)])
+  const registry = ToolRegistry.layer(tools, registryOptions(s, options.registry)) as Layer.Layer<
     ToolRegistry.ToolRegistry,
     never,
     Exclude<Services, ToolRegistry.ToolRegistry> | Platform

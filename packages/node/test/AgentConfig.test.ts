@@ -93,10 +93,45 @@ describe("AgentConfig.decode", () => {
       ])
     }))
 
+  it.effect("webfetch.allowPrivateNetwork is true or false", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual((yield* AgentConfig.decode({ webfetch: { allowPrivateNetwork: true } })).webfetch, {
+        allowPrivateNetwork: true
+      })
+      assert.deepStrictEqual(yield* problemsOf({ webfetch: { allowPrivateNetwork: "yes" } }), [
+        `webfetch.allowPrivateNetwork: expected true or false, got "yes"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ webfetch: { allowLoopback: true } }), [
+        "webfetch.allowLoopback: unknown key (expected one of allowPrivateNetwork)"
+      ])
+    }))
+
+  it.effect("websearch: enabled needs a key; the endpoint is an http(s) URL", () =>
+    Effect.gen(function*() {
+      const full = { enabled: true, apiKeyEnv: "EXA_API_KEY", endpoint: "http://127.0.0.1:9/mcp" }
+      assert.deepStrictEqual((yield* AgentConfig.decode({ websearch: full })).websearch, full)
+      assert.deepStrictEqual((yield* AgentConfig.decode({ websearch: { enabled: false } })).websearch, { enabled: false })
+      assert.deepStrictEqual(yield* problemsOf({ websearch: { enabled: true } }), [
+        "websearch.enabled: expected false unless apiKey or apiKeyEnv is set, got true"
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ websearch: { enabled: true, apiKey: "k", endpoint: "ftp://exa" } }), [
+        `websearch.endpoint: expected an http:// or https:// URL, got "ftp://exa"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ websearch: { enabled: "on", apiKey: "k" } }), [
+        `websearch.enabled: expected true or false, got "on"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ websearch: { apiKey: "" } }), [
+        `websearch.apiKey: expected a non-empty string, got ""`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ websearch: { key: "k" } }), [
+        "websearch.key: unknown key (expected one of enabled, apiKey, apiKeyEnv, endpoint)"
+      ])
+    }))
+
   it.effect("rejects unknown keys at every level, listing the known ones", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* problemsOf({ permissions: {} }), [
-        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental)"
+        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, webfetch, websearch)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { lines: 10 } }), [
         "truncation.lines: unknown key (expected one of maxLines, maxBytes, direction, strategy, tools)"
@@ -130,7 +165,7 @@ describe("AgentConfig.decode", () => {
       assert.strictEqual(
         error.message,
         `/ws/agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"\n` +
-          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental)"
+          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, webfetch, websearch)"
       )
       const json = yield* Effect.flip(AgentConfig.decodeText(`{"truncation": }`, "/ws/agent-tools.json"))
       assert.match(json.message, /^\/ws\/agent-tools\.json: invalid JSON: /)
@@ -182,7 +217,7 @@ describe("agent-tools.schema.json", () => {
 
   it("is a closed object schema with the contract's keys", () => {
     const schema = JSON.parse(readFileSync(file, "utf8")) as { properties: Record<string, unknown>; additionalProperties: boolean }
-    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch", "skills", "experimental"])
+    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch", "skills", "experimental", "webfetch", "websearch"])
     assert.isFalse(schema.additionalProperties)
   })
 })

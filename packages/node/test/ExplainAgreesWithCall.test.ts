@@ -103,7 +103,12 @@ const cases = (d: Dirs): ReadonlyArray<Case> => [
   // Not offered here (no question responder, no sub-agent runner, batch off): both fail alike.
   { tool: "question", args: { questions: [{ question: "q?", header: "h", options: [] }] }, expect: "error" },
   { tool: "task", args: { description: "d", prompt: "p", subagent_type: "general" }, expect: "error" },
-  { tool: "batch", args: { tool_calls: [{ tool: "read", parameters: { filePath: "a.txt" } }] }, expect: "error" }
+  { tool: "batch", args: { tool_calls: [{ tool: "read", parameters: { filePath: "a.txt" } }] }, expect: "error" },
+  // webfetch (loopback URLs: the address policy refuses them after the permission check, offline)
+  { tool: "webfetch", args: { url: "http://127.0.0.1:1/allowed/page" }, expect: "allow" },
+  { tool: "webfetch", args: { url: "http://127.0.0.1:1/other" }, expect: "ask" },
+  { tool: "webfetch", args: { url: "http://127.0.0.1:1/denied/page" }, expect: "deny" },
+  { tool: "webfetch", args: { url: "ftp://127.0.0.1/file" }, expect: "error" }
 ]
 
 const config = (d: Dirs) => ({
@@ -115,7 +120,8 @@ const config = (d: Dirs) => ({
     list: { "*": "allow", [`${d.ws}/secret`]: "deny" },
     external_directory: { "*": "ask", [`${d.out}/denied/*`]: "deny", [`${d.out}/denied`]: "deny" },
     bash: { "*": "ask", "git status": "allow", "ls": "allow", "rm *": "deny" },
-    skill: { "*": "allow", asked: "ask" }
+    skill: { "*": "allow", asked: "ask" },
+    webfetch: { "*": "ask", "http://127.0.0.1:1/allowed/*": "allow", "http://127.0.0.1:1/denied/*": "deny" }
   }
 })
 

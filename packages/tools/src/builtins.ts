@@ -20,6 +20,9 @@ import { GrepTool } from "./search/grep.ts"
 import { ListTool } from "./search/list.ts"
 import { QuestionTool } from "./session/question.ts"
 import { TodoReadTool, TodoWriteTool } from "./session/todo.ts"
+import { CodeSearchTool } from "./web/codesearch.ts"
+import { WebFetchTool } from "./web/webfetch.ts"
+import { WebSearchTool } from "./web/websearch.ts"
 
 type RequirementsOf<T> = T extends Tool.Definition<string, any, infer R> ? R : never
 
@@ -34,6 +37,7 @@ export type Requirements = RequirementsOf<
   | typeof MultiEditTool
   | typeof WriteTool
   | typeof ApplyPatchTool
+  | typeof WebFetchTool
   | typeof TodoWriteTool
   | typeof TodoReadTool
   | typeof QuestionTool
@@ -53,6 +57,7 @@ export const builtins: ReadonlyArray<Tool.Definition<string, any, Requirements>>
   GlobTool,
   ListTool,
   BashTool,
+  WebFetchTool,
   TodoWriteTool,
   TodoReadTool,
   QuestionTool,
@@ -61,3 +66,9 @@ export const builtins: ReadonlyArray<Tool.Definition<string, any, Requirements>>
   SkillTool,
   InvalidTool
 ]
+
+/** The services the search tools need (an Exa endpoint and key, and an HTTP client). */
+export type SearchRequirements = RequirementsOf<typeof WebSearchTool | typeof CodeSearchTool>
+
+/** websearch and codesearch: offered only where search is enabled (they need `ExaConfig`). */
+export const searchTools: ReadonlyArray<Tool.Definition<string, any, SearchRequirements>> = [WebSearchTool, CodeSearchTool]

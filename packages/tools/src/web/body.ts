@@ -1,0 +1,32 @@
+/** Reading a response body with a bound on memory. */
+import { Effect, Stream } from "effect"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+
+/**
+ * The body's bytes, or undefined once it passes `limit` bytes (a declared Content-Length over
+ * the limit is refused before reading). Reading stops at the limit: the rest is never buffered.
+ */
+export const readCapped = Effect.fnUntraced(function*(response: HttpClientResponse.HttpClientResponse, limit: number) {
+  const declared = Number(response.headers["content-length"] ?? "")
+  if (declared > limit) return undefined
+  const chunks: Array<Uint8Array> = []
+  let total = 0
+  yield* response.stream.pipe(
+    Stream.runForEachWhile((chunk) =>
+      Effect.sync(() => {
+        total += chunk.byteLength
+        if (total > limit) return false
+        chunks.push(chunk)
+        return true
+      })
+    )
+  )
+  if (total > limit) return undefined
+  const bytes = new Uint8Array(total)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return bytes
+})
