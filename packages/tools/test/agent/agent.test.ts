@@ -144,13 +144,17 @@ describe("batch", () => {
       assert.strictEqual(result.title, "Batch execution (25/27 successful)")
       assert.include(result.output, `index="26" tool="read" status="error">\nError: Maximum of 25 tools allowed in batch\n</tool_result>`)
       assert.include(result.output, `index="27" tool="read" status="error">\nError: Maximum of 25 tools allowed in batch`)
-      // 25 reads of a 1000-line file within 2000 lines: each read got its share, the whole fits,
-      // and each cut read names the spill file that has the page it returned.
+      // 25 reads of a 1000-line file within 2000 lines: each read got its share and the whole fits.
+      // read fits its page to the share itself, so nothing is spilled: its footer says where the
+      // model continues in the file.
       assert.isFalse(result.metadata.truncated)
       assert.isAtMost(result.output.split("\n").length, 2000)
       const details = result.metadata.details as Array<{ metadata?: { truncated?: boolean; outputPath?: string } }>
       assert.isTrue(details[0]?.metadata?.truncated)
-      assert.include(result.output, `Full output: ${details[0]?.metadata?.outputPath}]`)
+      assert.isUndefined(details[0]?.metadata?.outputPath)
+      const first = result.output.split("</tool_result>")[0]!
+      assert.match(first, /\(Showing lines 1-\d+ of 1000\. Use offset=\d+ to continue\.\)/)
+      assert.isAtMost(first.split("\n").length, 2000 / 25)
     }).pipe(Effect.provide(registry({
       files: { "big.txt": Array.from({ length: 1000 }, (_, i) => `row ${i}`).join("\n") },
       batch: true
