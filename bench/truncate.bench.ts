@@ -275,7 +275,7 @@ const notes = `
   The end-to-end time is then bounded by writing 100 MB to disk, which is why the speed-up is far
   from 10×; the CPU part alone (measure + window + render) is the second table.
 - \`stream()\` keeps a prefix, a rolling suffix and counts: its extra heap stays under 1 MiB at any
-  input size (A8), at the price of per-chunk decoding and Effect steps (slower than \`output()\` on a
+  input size, at the price of per-chunk decoding and Effect steps (slower than \`output()\` on a
   string already in memory).
 `
 console.log(header + table + notes)

@@ -140,7 +140,7 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
       Effect.catchTag("PlatformError", (e) => (isNotFound(e) ? Effect.succeed(undefined) : Effect.fail(e)))
     )
 
-  // stat before reading (C24): a write landing between the two shows up as a hash change later.
+  // stat before reading: a write landing between the two shows up as a hash change later.
   const stamp = Effect.fnUntraced(function*(key: string, content: Uint8Array | undefined) {
     const mtime = yield* mtimeOf(key)
     const bytes = content ?? (yield* fs.readFile(key))

@@ -8,9 +8,9 @@
  *   the later line in reading order (head: the following line; tail: the line before);
  * - when the next line does not fit and nothing visible is kept yet, that line is cut at a character
  *   boundary with a marker instead of being dropped, so a preview is never empty because of one
- *   long line (W13, A6, A9);
+ *   long line;
  * - head+tail gives the head 20% of both budgets and the tail the rest: the end of a build or test
- *   run is where the error is (A5), gemini-cli's 20/80 split.
+ *   run is where the error is, gemini-cli's 20/80 split.
  *
  * Only the kept window is measured line by line; the rest is only counted (`measure`).
  */

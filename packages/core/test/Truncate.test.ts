@@ -134,7 +134,7 @@ describe("Truncate.output", () => {
         assert.strictEqual((yield* spill.list).length, 0)
       })))
 
-  it.effect("the marker is in the first 200 bytes and names lines, bytes and the spill in every direction (A2)", () =>
+  it.effect("the marker is in the first 200 bytes and names lines, bytes and the spill in every direction", () =>
     withTruncate({}, ({ truncate }) =>
       Effect.gen(function*() {
         const text = lines(100_000).join("\n")
@@ -172,7 +172,7 @@ describe("Truncate.output", () => {
         assert.include(none, "cannot be retrieved with the tools available to you")
       })))
 
-  it.effect("a single line over the byte limit is cut, never an empty preview (W13)", () =>
+  it.effect("a single line over the byte limit is cut, never an empty preview", () =>
     withTruncate({ maxBytes: 1000 }, ({ truncate }) =>
       Effect.gen(function*() {
         const text = "a".repeat(5000) + "b".repeat(5000) + "\n"
@@ -200,7 +200,7 @@ describe("Truncate.output", () => {
         assert.match(cut.content, /\]\n\n\nx+ \.\.\. \[line truncated\]\n/)
       })))
 
-  it.effect("multibyte text is cut on character boundaries within the limit (A6)", () =>
+  it.effect("multibyte text is cut on character boundaries within the limit", () =>
     withTruncate({}, ({ truncate }) =>
       Effect.gen(function*() {
         const unit = "日本🙂" // 3 + 3 + 4 bytes, the emoji a surrogate pair

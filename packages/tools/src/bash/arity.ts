@@ -85,7 +85,7 @@ const opts = (values: ReadonlyArray<string>, risky: ReadonlyArray<string> = []):
 
 /**
  * Options written before the subcommand (`git -C repo commit`): without hoisting them the arity
- * prefix is `git -C`, and a rule for `git commit *` never sees the commit (D37).
+ * prefix is `git -C`, and a rule for `git commit *` never sees the commit.
  */
 const GLOBAL_OPTIONS: Record<string, GlobalOptions> = {
   git: opts(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--exec-path"], [

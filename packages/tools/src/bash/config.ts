@@ -32,7 +32,7 @@ export interface Options {
 }
 
 /**
- * Set for every command so nothing waits for a terminal (E46): editors exit at once, pagers pass
+ * Set for every command so nothing waits for a terminal: editors exit at once, pagers pass
  * output through, git never prompts for credentials. `extraEnv` and the call cannot unset them…
  * but can override them.
  */

@@ -1,5 +1,5 @@
 /**
- * Which arguments of a command are paths, and whether it reads or writes them (D38, D39).
+ * Which arguments of a command are paths, and whether it reads or writes them.
  *
  * - File commands (`FILE_COMMANDS`): every operand is a path; one we cannot resolve (`rm "$X"`)
  *   makes the command unanalysable, since it may touch anything.

@@ -1,7 +1,7 @@
 /**
  * Line paging for the read tool: offset/limit, the per-line cut and the byte cap, fed either from a
  * whole decoded file or from a byte stream (big files, spills of non-file stores) that it stops as
- * soon as the page is full, with memory bounded even for a file that is one huge line (C30).
+ * soon as the page is full, with memory bounded even for a file that is one huge line.
  */
 import { MAX_LINE_LENGTH, MAX_READ_BYTES } from "./descriptions.ts"
 

@@ -6,7 +6,7 @@
  *
  * Two semantics:
  * - `atomic` (default): a missing final newline stays missing, a pure
- *   addition under an `@@ context` goes right after that context line (B22), not to the end, and
+ *   addition under an `@@ context` goes right after that context line, not to the end, and
  *   a chunk without an `@@` line whose lines occur more than once is refused, naming where;
  * - `sequential` (codex): the result always ends with a newline; pure additions go to the end; an
  *   unanchored chunk changes the first place its lines occur.
@@ -61,7 +61,7 @@ const dropTrailingEmpty = (ops: ReadonlyArray<ChunkLine>, newEndsEmpty: boolean)
   })
 }
 
-/** Where the first old line probably is, and whether the patch looks applied already (B22). */
+/** Where the first old line probably is, and whether the patch looks applied already. */
 const hint = (texts: ReadonlyArray<string>, chunk: Chunk): string => {
   const notes: Array<string> = []
   const added = chunk.newLines.filter((l) => !chunk.oldLines.includes(l))

@@ -93,7 +93,7 @@ const live = (name: string, body: () => Effect.Effect<void, unknown, any>) =>
         assert.deepStrictEqual(yield* survivors(pidsIn(result.output.content)), [])
       }))
 
-    live("a background job that keeps printing is cut off and killed (E45)", () =>
+    live("a background job that keeps printing is cut off and killed", () =>
       Effect.gen(function*() {
         const result = yield* run("(echo \"pid $BASHPID\"; while :; do echo tick; sleep 0.1; done) & echo done")
         assert.strictEqual(result.reason, "exit")
@@ -102,11 +102,13 @@ const live = (name: string, body: () => Effect.Effect<void, unknown, any>) =>
         assert.deepStrictEqual(yield* survivors(pidsIn(result.output.content)), [])
       }))
 
-    live("nothing can open the terminal: the command has no controlling tty (E46)", () =>
+    live("nothing can open the terminal: the command has no controlling tty", () =>
       Effect.gen(function*() {
         const result = yield* run("cat /dev/tty; echo after")
         assert.strictEqual(result.reason, "exit")
-        assert.match(result.output.content, /after\n$/)
+        // cat fails at once instead of waiting; stdout and stderr may interleave either way.
+        assert.include(result.output.content, "after\n")
+        assert.match(result.output.content, /cat: \/dev\/tty: No such device or address\n/)
       }))
 
     live("`read x` sees a closed stdin at once", () =>

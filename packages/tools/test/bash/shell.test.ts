@@ -30,7 +30,7 @@ describe("shell selection on POSIX", () => {
       assert.strictEqual(yield* selected(env({ SHELL: "/bin/zsh", PATH: "/usr/bin" }), existing("/bin/zsh", "/usr/bin/bash")), "posix zsh /bin/zsh")
     }))
 
-  it.effect("refuses fish and nu from $SHELL and falls back to bash on PATH (E48)", () =>
+  it.effect("refuses fish and nu from $SHELL and falls back to bash on PATH", () =>
     Effect.gen(function*() {
       const fs = existing("/usr/bin/fish", "/usr/local/bin/nu", "/usr/bin/bash", "/bin/sh")
       assert.strictEqual(yield* selected(env({ SHELL: "/usr/bin/fish", PATH: "/opt/x:/usr/bin" }), fs), "posix bash /usr/bin/bash")

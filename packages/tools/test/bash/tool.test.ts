@@ -260,7 +260,7 @@ describe("bash tool: results", () => {
       assert.include(result.output, path)
       assert.isAtMost((result.metadata.output as string).length, 30_002)
       for (const u of updates) assert.isAtMost((u.output as string).length, 30_002)
-      // The spill is readable without an outside-directory prompt (A3), never writable.
+      // The spill is readable without an outside-directory prompt, never writable.
       const read = yield* call(args(`head -3 ${path}`))
       assert.deepStrictEqual(read.asked.map((a) => a.permission), ["bash"])
       assert.strictEqual(read.result.output, "1\n2\n3\n")
@@ -280,7 +280,7 @@ describe("bash tool: results", () => {
       assert.strictEqual(error.message, `workdir nope does not exist (${join(root, "nope")})`)
     }))
 
-  live("SHELL=fish is not used: the command still runs in bash (E48)", { env: { SHELL: "/usr/bin/fish" } }, () =>
+  live("SHELL=fish is not used: the command still runs in bash", { env: { SHELL: "/usr/bin/fish" } }, () =>
     Effect.gen(function*() {
       const { result } = yield* call(args("[[ 1 -eq 1 ]] && echo ok"))
       assert.strictEqual(result.output, "ok\n")
@@ -314,7 +314,7 @@ describe("bash tool: what it runs", () => {
     ))
   )
 
-  it.live("passes the command unchanged to the shell, with the non-interactive environment (E48)", () =>
+  it.live("passes the command unchanged to the shell, with the non-interactive environment", () =>
     Effect.gen(function*() {
       const { result } = yield* call(args("git log | head -3", { workdir: "sub" }))
       assert.strictEqual(result.output, "fake\n")

@@ -62,7 +62,7 @@ describe("edit: byte-exact preservation", () => {
       assert.strictEqual(yield* readText("/ws/r.txt"), "a\rb\nC")
     }).pipe(Effect.provide(memory(ws, { "/ws/r.txt": "a\rb\nc" }))))
 
-  it.effect("UTF-8 BOM kept, never matched as text (C27)", () =>
+  it.effect("UTF-8 BOM kept, never matched as text", () =>
     Effect.gen(function*() {
       yield* readThenEdit("bom.txt", "hello", "hello2")
       assert.strictEqual(hex(yield* readBytes("/ws/bom.txt")), hex(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes("hello2\n")])))
@@ -70,7 +70,7 @@ describe("edit: byte-exact preservation", () => {
 
   const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a, ...bytes("x = 1\n")]) // "café\nx = 1\n" in ISO-8859-1
 
-  it.effect("Latin-1 stays Latin-1 byte for byte (C28)", () =>
+  it.effect("Latin-1 stays Latin-1 byte for byte", () =>
     Effect.gen(function*() {
       const read = yield* call("read", { filePath: "l.txt" })
       assert.include(read.output, "1: café")

@@ -38,7 +38,7 @@ describe("concurrency", () => {
     }).pipe(Effect.provide(Platform)), { timeout: 60_000 })
 })
 
-describe("symlink escapes (C32)", () => {
+describe("symlink escapes", () => {
   const denyOutside = [...allowAll, { permission: "external_directory", pattern: "*", action: "deny" as const }]
 
   it.effect("every file tool refuses a path that leaves the workspace through a symlink, and writes nothing", () =>

@@ -45,13 +45,13 @@ describe("exact", () => {
     assert.strictEqual(p.matches.length, 3)
   })
 
-  it("writes newString verbatim: no blind unescape of \\\\n (B18)", () => {
+  it("writes newString verbatim: no blind unescape of \\\\n", () => {
     const { text } = applied('print("a")\n', 'print("a")', 'printf("x\\\\n")')
     assert.strictEqual(text, 'printf("x\\\\n")\n')
   })
 })
 
-describe("refusals (B15, B16)", () => {
+describe("refusals", () => {
   it("identical strings", () => assert.deepStrictEqual(rejected("a", "a", "a"), { _tag: "Identical" }))
   it("empty oldString", () => assert.deepStrictEqual(rejected("a", "", "b"), { _tag: "EmptyOldString" }))
   it("whitespace-only oldString is matched exactly or not at all", () => {
@@ -79,7 +79,7 @@ describe("indentation", () => {
     assert.strictEqual(text, file.replace("            run()\n", "            run()\n            log()\n"))
   })
 
-  it("tabs in the file, spaces in the edit: the result uses tabs (B19)", () => {
+  it("tabs in the file, spaces in the edit: the result uses tabs", () => {
     const go = "func main() {\n\tif ok {\n\t\tdo()\n\t}\n}\n"
     const { text } = applied(go, "    if ok {\n        do()\n    }", "    if ok {\n        do()\n        more()\n    }")
     assert.strictEqual(text, "func main() {\n\tif ok {\n\t\tdo()\n\t\tmore()\n\t}\n}\n")
@@ -134,7 +134,7 @@ describe("whitespace-normalized", () => {
 })
 
 describe("escape-normalized and trimmed-boundary", () => {
-  it("literal \\n in oldString matches a real newline; newString is unescaped the same way (B18)", () => {
+  it("literal \\n in oldString matches a real newline; newString is unescaped the same way", () => {
     const { text, plan: p } = applied("a\nb\n", "a\\nb", "c\\nd")
     assert.strictEqual(p.strategy, "escape-normalized")
     assert.isTrue(p.unescaped)
@@ -219,7 +219,7 @@ describe("values and read-output prefixes", () => {
     assert.strictEqual(e._tag === "NotFound" ? e.nearMiss?.fileText : e._tag, "  timeoutMilliseconds: 3000,")
   })
 
-  it("the read tool's `N: ` prefixes are removed when nothing matches as written (B17)", () => {
+  it("the read tool's `N: ` prefixes are removed when nothing matches as written", () => {
     const file = "a\n  b\nc\n"
     const { text, plan: p } = applied(file, "2:   b\n3: c", "2:   B\n3: c")
     assert.strictEqual(text, "a\n  B\nc\n")

@@ -1,6 +1,6 @@
 /**
- * apply_patch beyond the codex corpus: all-or-nothing with rollback (B21), context placement and
- * diagnostics (B22), final newlines (B23), byte-exact line endings and encodings, syntax errors
+ * apply_patch beyond the codex corpus: all-or-nothing with rollback, context placement and
+ * diagnostics, final newlines, byte-exact line endings and encodings, syntax errors
  * with line numbers, the permission ask, and the pure update function.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -15,7 +15,7 @@ const patch = (...lines: ReadonlyArray<string>) => ["*** Begin Patch", ...lines,
 
 const exists = (file: string) => FileSystem.FileSystem.use((fs) => fs.exists(file))
 
-describe("apply_patch: all or nothing (B21)", () => {
+describe("apply_patch: all or nothing", () => {
   it.effect("a failing third hunk leaves the added, deleted and updated files as they were", () =>
     Effect.gen(function*() {
       const error = yield* callError("apply_patch", {
@@ -74,7 +74,7 @@ describe("apply_patch: all or nothing (B21)", () => {
     }).pipe(Effect.provide(memory({ ...ws, mode: "sequential" }, { directories: ["/ws"] }))))
 })
 
-describe("apply_patch: placement and diagnostics (B22, B23)", () => {
+describe("apply_patch: placement and diagnostics", () => {
   it.effect("a pure addition under @@ context goes right after that line (atomic), to the end in sequential mode", () =>
     Effect.gen(function*() {
       const text = patch("*** Update File: f.py", "@@ def foo():", "+    pass")

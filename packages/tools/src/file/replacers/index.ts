@@ -14,8 +14,8 @@
  *   quoted indentation with the quote's first and last lines (B12: another scope);
  * - the similarity strategies need every differing line ≥ 0.85 alike and never accept a changed
  *   number (block.ts), and even then the merge refuses to rewrite a line the model misremembered;
- * - an oldString of only whitespace is matched exactly or not at all (B15);
- * - the read tool's `N: ` line prefixes are removed when nothing matches as written (B17);
+ * - an oldString of only whitespace is matched exactly or not at all;
+ * - the read tool's `N: ` line prefixes are removed when nothing matches as written;
  * - whitespace next to punctuation does not count (`myFunc( a, b )` is `myFunc(a, b)`), a
  *   different word on a line is never a typo, and of several similar blocks the one equal to the
  *   quote on every line is taken;
