@@ -261,7 +261,7 @@ const load = loadavg()[0]!.toFixed(1)
 const table = await Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(Node)))
 const header = `## Truncate\n\n${machine()}, ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length}, load average ${load} at start\n\n` +
   "Command: `./node_modules/.bin/node --expose-gc bench/truncate.bench.ts`. Baseline: " +
-  "`bench/baseline/opencode-truncate.ts` (opencode snapshot 4bd5a158a, reference §2), default limits " +
+  "`bench/baseline/opencode-truncate.ts` (opencode snapshot 4bd5a158a), default limits " +
   "(2000 lines, 50 KiB), spills in a temp dir through the real NodeFileSystem, deleted after each run.\n\n"
 const notes = `
 

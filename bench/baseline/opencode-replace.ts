@@ -1,6 +1,6 @@
 /**
- * opencode's edit cascade, re-implemented from the behaviour spec (shared/reference/
- * opencode-behaviour.md §9.3, snapshot A `packages/opencode/src/tool/edit.ts`) as the baseline for
+ * opencode's edit cascade, re-implemented from a written description of its behaviour (snapshot A
+ * of `packages/opencode/src/tool/edit.ts`, thresholds 0.0 / 0.3) as the baseline for
  * the edit benchmarks: the nine replacers in opencode's order, its `replace()` loop, its full-matrix
  * Levenshtein. `thresholds: "L"` switches BlockAnchor to snapshot L (0.65 / 0.65 with the size
  * check) and adds L's empty-oldString and disproportionate-match guards.

@@ -1,6 +1,6 @@
 /**
  * A faithful re-implementation of opencode's `Truncate.output` (packages/opencode/src/tool/truncate.ts,
- * snapshot 4bd5a158a; reference/opencode-behaviour.md §2), the baseline of `truncate.bench.ts`.
+ * snapshot 4bd5a158a), the baseline of `truncate.bench.ts`.
  *
  * Kept as opencode has it, bugs included: `text.split("\n")` of the whole text, a trailing newline
  * counted as an extra line, whole lines only (an oversize single line gives an empty preview), tail

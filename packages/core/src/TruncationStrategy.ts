@@ -33,7 +33,7 @@ export interface Notice {
   readonly savedBytes: number | undefined
   /** The paging hint (several lines), naming only tools the caller can use. */
   readonly hint: string
-  /** The one-line marker that must open the content (A2: visible in the first 200 bytes). */
+  /** The one-line marker that must open the content (visible in the first 200 bytes). */
   readonly marker: (removed: Removed, shown: string) => string
   /** The line placed where content was cut out. */
   readonly elision: (removed: Removed) => string

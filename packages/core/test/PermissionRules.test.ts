@@ -29,8 +29,8 @@ describe("PermissionRules.evaluate", () => {
     expect(PermissionRules.merge(base, undefined, agent)).toEqual([...base, ...agent])
   })
 
-  // D40: one documented precedence rule — order, not specificity. Both orders of the same keys:
-  it.effect("D40 table: catch-all first denies rm, catch-all last allows it (last match wins)", () =>
+  // One documented precedence rule — order, not specificity. Both orders of the same keys:
+  it.effect("precedence table: catch-all first denies rm, catch-all last allows it (last match wins)", () =>
     Effect.gen(function*() {
       const denyLast = yield* parse({ bash: { "*": "allow", "rm *": "deny" } })
       const denyFirst = yield* parse({ bash: { "rm *": "deny", "*": "allow" } })
@@ -80,7 +80,7 @@ describe("PermissionRules.fromConfig", () => {
       expect(yield* parse("deny")).toEqual([{ permission: "*", pattern: "*", action: "deny" }])
     }))
 
-  it.effect("a bare bash command also matches it with arguments (D40: yarn deny → yarn test denied)", () =>
+  it.effect("a bare bash command also matches it with arguments (yarn deny → yarn test denied)", () =>
     Effect.gen(function*() {
       const rules = yield* parse({ bash: { "*": "allow", "yarn": "deny", "git status": "allow", "npm ?": "ask" } })
       expect(rules.map((r) => r.pattern)).toEqual(["*", "yarn *", "git status *", "npm ?"])

@@ -34,7 +34,7 @@ describe("Truncate.output", () => {
   it.effect("returns text within the limits unchanged: no spill, no event", () =>
     withTruncate({ maxLines: 3 }, ({ events, spill, truncate }) =>
       Effect.gen(function*() {
-        const text = "a\nb\nc\n" // a trailing newline is not a fourth line (T1.13)
+        const text = "a\nb\nc\n" // a trailing newline is not a fourth line
         const r = yield* truncate.output(text)
         assert.deepStrictEqual(r, {
           content: text,
@@ -117,7 +117,7 @@ describe("Truncate.output", () => {
           direction: "head+tail"
         })
         assert.deepStrictEqual(truncate.limits({ tool: "constructor" }), truncate.limits())
-        // A7: a 300 KB result of a tool with a raised cap passes whole; other tools stay capped.
+        // A 300 KB result of a tool with a raised cap passes whole; other tools stay capped.
         const big = "x".repeat(300_000)
         assert.isFalse((yield* truncate.output(big, { tool: "mcp_x" })).truncated)
         assert.isTrue((yield* truncate.output(big, { tool: "read" })).truncated)

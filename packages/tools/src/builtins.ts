@@ -1,6 +1,6 @@
 /**
  * The built-in tool definitions, in the order they are offered to the model
- * (the order of DESIGN.md's contract, then skill and the hidden invalid). A runtime builds
+ * (the order of the design's tool contract, then skill and the hidden invalid). A runtime builds
  * them all with `ToolRegistry.layer(builtins, options)`; question, task and batch are offered
  * only where a responder, a sub-agent runner and the batch flag make them usable.
  */

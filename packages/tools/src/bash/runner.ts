@@ -1,5 +1,5 @@
 /**
- * Runs one shell command with hard limits (E43–E47):
+ * Runs one shell command with hard limits:
  *
  * - its own process group (`detached`), stdin closed (`read x` sees EOF), non-interactive env;
  * - on POSIX, stdout and stderr redirected straight into a spill file (`Truncate.capture`), read

@@ -3,7 +3,7 @@
  * and an `exists` check, so every platform's branch is unit-tested on Linux with fakes.
  *
  * - POSIX: `$SHELL` when it is a POSIX shell (fish, nu, csh… are refused: the command is bash
- *   syntax, E48), else `bash` on PATH, else `/bin/sh` (macOS: then `/bin/zsh` before `/bin/sh`).
+ *   syntax), else `bash` on PATH, else `/bin/sh` (macOS: then `/bin/zsh` before `/bin/sh`).
  * - Windows: Git Bash (`AGENT_TOOLS_GIT_BASH`, next to `git.exe` on PATH, or under Program
  *   Files), else `cmd.exe`. A process tree there is killed with `taskkill /pid N /T /F`.
  */

@@ -1,7 +1,7 @@
 /**
  * Commands that run another command: `sudo rm x` runs `rm x`, `bash -c 'a; b'` runs a script,
  * `find . -exec rm {} \;` runs `rm`. Each wrapper is described by how its options are read, so
- * the inner command is found the way the wrapper itself finds it (D37: option placement).
+ * the inner command is found the way the wrapper itself finds it (where its options end and the inner command begins).
  */
 import type { Word } from "./words.ts"
 

@@ -3,7 +3,7 @@
  * UTF-16 with BOM, anything else as Latin-1 so every byte round-trips), line-ending detection and
  * the LF-normalised view that matching works on, binary sniffing and image/PDF magic numbers.
  *
- * Field failures C26–C29: a decode must never turn bytes into U+FFFD, so a file that is not valid
+ * A decode must never turn bytes into U+FFFD, so a file that is not valid
  * UTF-8 is decoded one byte per code point (Latin-1) and re-encoded the same way; a character that
  * Latin-1 cannot hold makes the edit fail instead of silently changing the file's encoding.
  */

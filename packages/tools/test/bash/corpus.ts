@@ -1,9 +1,10 @@
 /**
  * The security corpus: for each command, exactly the permission requests the bash tool makes
  * (permission and patterns, in asking order: external_directory, edit, bash). Workspace /ws,
- * home /home/u, /ws/link → /outside. Categories follow field-failures D35–D39, then what the
- * kernel sees: symlinks before `..`, brace expansion, links made mid-script, code from stdin,
- * wrappers, hidden code and deletes.
+ * home /home/u, /ws/link → /outside. Categories: compound commands, substitutions, wrappers and
+ * spellings, redirects and writing commands, outside paths; then what the kernel sees: symlinks
+ * before `..`, brace expansion, links made mid-script, code from stdin, wrappers, hidden code
+ * and deletes.
  */
 import { type Asked, U } from "./support.ts"
 
@@ -33,7 +34,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("plain", "echo '$(x)'", bash("echo '$(x)'")),
   c("plain", "# only a comment"),
 
-  // D35: every part of a chain, list, pipeline or subshell.
+  // Every part of a chain, list, pipeline or subshell.
   c("chain", "git status && rm -rf build", edit("build"), bash("git status", "rm -rf build")),
   c("chain", "git status; rm a.txt", edit("a.txt"), bash("git status", "rm a.txt")),
   c("chain", "git status || rm a.txt", edit("a.txt"), bash("git status", "rm a.txt")),
@@ -45,7 +46,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("chain", "! git diff --quiet && echo changed", bash("git diff --quiet", "echo changed")),
   c("chain", "git log |& grep fix", bash("git log", "grep fix")),
 
-  // D36: substitutions, process substitutions, compound statements, functions.
+  // Substitutions, process substitutions, compound statements, functions.
   c("substitution", "git status $(touch m)", edit("m"), bash("touch m", "git status $(touch m)")),
   c("substitution", "echo `rm a.txt`", edit("a.txt"), bash("rm a.txt", "echo `rm a.txt`")),
   c("substitution", "cat <(curl x)", bash("curl x", "cat <(curl x)")),
@@ -66,7 +67,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("substitution", "{rm,a.txt}", bash(U("{rm,a.txt}"))),
   c("substitution", "/bin/r? a.txt", bash("/bin/r? a.txt", U("/bin/r? a.txt"))),
 
-  // D37: assignments, wrappers, option placement, `--`, path spellings.
+  // Assignments, wrappers, option placement, `--`, path spellings.
   c("wrapper", "CI=true git commit -m x", bash("git commit -m x")),
   c("wrapper", "git -C . commit -m x", bash("git commit -m x")),
   c("wrapper", "git -c core.pager=evil log", bash("git log", "git -c core.pager=evil log", U("git -c core.pager=evil log"))),
@@ -104,7 +105,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("wrapper", "count=3; echo $count", bash("echo $count")),
   c("wrapper", "command -v git", bash("command -v git")),
 
-  // D38: redirect targets and write-capable commands are edits.
+  // Redirect targets and write-capable commands are edits.
   c("redirect", "echo x > a.txt", edit("a.txt"), bash("echo x")),
   c("redirect", "echo x >> a.txt", edit("a.txt"), bash("echo x")),
   c("redirect", "echo x >| a.txt", edit("a.txt"), bash("echo x")),
@@ -125,7 +126,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("redirect", "while read l; do echo $l; done < list.txt", bash("read l", "echo $l")),
   c("redirect", "mysql db < /tmp/dump.sql", ext("/tmp/*"), bash("mysql db")),
 
-  // D39: paths outside the workspace, whatever the command.
+  // Paths outside the workspace, whatever the command.
   c("external", "head -1 /etc/hosts", ext("/etc/*"), bash("head -1 /etc/hosts")),
   c("external", "ls /etc", ext("/etc/*"), bash("ls /etc")),
   c("external", "tail ~/.bashrc", ext("/home/u/*"), bash("tail ~/.bashrc")),

@@ -1,6 +1,7 @@
 /**
- * Field-failure tests D35–D39 as written in reference/field-failures.md: the combined decision
- * (deny > ask > allow over every request) of a command under a given configuration.
+ * The combined decision (deny > ask > allow over every request) of a command under a given
+ * configuration: every part of a compound command, substitutions, wrappers and path spellings,
+ * redirects and writing commands, and paths outside the workspace.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -26,7 +27,7 @@ const table = (name: string, config: Record<string, unknown>, cases: ReadonlyArr
     }
   })
 
-table("D35 compound commands", { bash: { "*": "ask", "git *": "allow", "rm *": "deny" } }, [
+table("compound commands", { bash: { "*": "ask", "git *": "allow", "rm *": "deny" } }, [
   ["git status && rm -rf x", "deny"],
   ["git status; rm x", "deny"],
   ["git status || rm x", "deny"],
@@ -36,7 +37,7 @@ table("D35 compound commands", { bash: { "*": "ask", "git *": "allow", "rm *": "
   ["(cd sub; git status)", "allow"]
 ])
 
-table("D36 substitutions", {
+table("substitutions", {
   bash: { "*": "ask", "git *": "allow", "echo *": "allow", "npm --version": "allow" }
 }, [
   ["git status $(touch m)", "ask"],
@@ -51,7 +52,7 @@ table("D36 substitutions", {
   ["echo '$(x)'", "allow"]
 ])
 
-table("D36 substitutions with rm denied", {
+table("substitutions with rm denied", {
   bash: { "*": "ask", "git *": "allow", "echo *": "allow", "rm *": "deny" }
 }, [
   ["echo `rm x`", "deny"],
@@ -61,7 +62,7 @@ table("D36 substitutions with rm denied", {
   ["git status $(rm x)", "deny"]
 ])
 
-table("D37 wrappers and spellings", {
+table("wrappers and spellings", {
   bash: { "*": "ask", "git commit *": "deny", "rm *": "deny", "kill *": "ask" }
 }, [
   ["CI=true git commit -m x", "deny"],
@@ -82,7 +83,7 @@ table("D37 wrappers and spellings", {
   ["kill -9 1", "ask"]
 ])
 
-table("D37 allow rules do not leak through wrappers", {
+table("allow rules do not leak through wrappers", {
   bash: { "*": "ask", "ls *": "allow", "git status *": "allow", "git log *": "allow" }
 }, [
   ["ls -la", "allow"],
@@ -96,7 +97,7 @@ table("D37 allow rules do not leak through wrappers", {
   ["bash -c 'git status && ls'", "allow"]
 ])
 
-table("D38 redirects and writing commands", {
+table("redirects and writing commands", {
   bash: { "echo *": "allow", "sed *": "allow", "tee *": "allow" },
   edit: "deny",
   external_directory: "deny"
@@ -114,7 +115,7 @@ table("D38 redirects and writing commands", {
   ["echo x > \"$VAR/x\"", "ask"]
 ])
 
-table("D39 outside paths with every command", {
+table("outside paths with every command", {
   bash: { "*": "allow" },
   external_directory: "deny"
 }, [

@@ -1,6 +1,6 @@
 /**
- * The runner with real processes (E43–E47): kill trees, background jobs, stdin, pagers, editors,
- * partial output, abort, interruption. Timing bounds only where the issue states them.
+ * The runner with real processes: kill trees, background jobs, stdin, pagers, editors, partial
+ * output, abort, interruption. Timing bounds only where a time limit is part of the behaviour.
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"

@@ -1,6 +1,7 @@
 /**
  * The edit cascade on its own (pure): each strategy, ambiguity (fuzzy included), the merge that
- * keeps unchanged lines byte-exact, and the refusals of field failures B11–B19.
+ * keeps unchanged lines byte-exact, and the refusals of misquoted edits (indentation, whitespace,
+ * misremembered lines, more than one match).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { applyEdit, Replacers } from "@agent-tools/tools"
@@ -28,7 +29,7 @@ describe("exact", () => {
     assert.deepStrictEqual(p.matches, [{ startLine: 2, endLine: 2 }])
   })
 
-  it("counts overlapping occurrences: foo\\nfoo\\n twice in foo\\nfoo\\nfoo\\n (B13.1)", () => {
+  it("counts overlapping occurrences: foo\\nfoo\\n twice in foo\\nfoo\\nfoo\\n", () => {
     const e = rejected("foo\nfoo\nfoo\n", "foo\nfoo\n", "bar\n")
     assert.deepStrictEqual(e, {
       _tag: "Ambiguous",
@@ -38,7 +39,7 @@ describe("exact", () => {
     })
   })
 
-  it("replaceAll replaces every non-overlapping copy and reports multi-occurrence (B13.3)", () => {
+  it("replaceAll replaces every non-overlapping copy and reports multi-occurrence", () => {
     const { text, plan: p } = applied("x = a + a\ny = a\n", "a", "b", true)
     assert.strictEqual(text, "x = b + b\ny = b\n")
     assert.strictEqual(p.strategy, "multi-occurrence")
@@ -85,7 +86,7 @@ describe("indentation", () => {
     assert.strictEqual(text, "func main() {\n\tif ok {\n\t\tdo()\n\t\tmore()\n\t}\n}\n")
   })
 
-  it("B11: four spaces where the file has a tab", () => {
+  it("four spaces where the file has a tab", () => {
     const { text, plan: p } = applied("alpha\n\tbeta_line\ngamma\n", "    beta_line", "    beta_line2")
     assert.strictEqual(text, "alpha\n\tbeta_line2\ngamma\n")
     assert.notStrictEqual(p.strategy, "exact")
@@ -102,7 +103,7 @@ describe("indentation", () => {
     assert.deepStrictEqual(e._tag === "Ambiguous" ? e.matches : e, [{ startLine: 1, endLine: 2 }, { startLine: 4, endLine: 5 }])
   })
 
-  it("a quote equal to a block in another scope is ambiguous with the block at the quoted indentation (B12.3)", () => {
+  it("a quote equal to a block in another scope is ambiguous with the block at the quoted indentation", () => {
     const file = "\tstart()\n\tbody(1)\n\tend()\n\t\t\t\tstart()\n\t\t\t\tbody(2)\n\t\t\t\tend()\n"
     const e = rejected(file, "\t\t\t\tstart()\n\t\t\t\tbody(1)\n\t\t\t\tend()", "\t\t\t\tstart()\n\t\t\t\tbody(3)\n\t\t\t\tend()")
     assert.strictEqual(e._tag, "Ambiguous")
@@ -117,7 +118,7 @@ describe("whitespace-normalized", () => {
     assert.strictEqual(text, "const x = 2\n")
   })
 
-  it("two lines equal up to whitespace are ambiguous (B13.2)", () => {
+  it("two lines equal up to whitespace are ambiguous", () => {
     const e = rejected("alpha   beta\nalpha\tbeta\n", "alpha beta", "x")
     assert.deepStrictEqual(e, {
       _tag: "Ambiguous",
@@ -151,7 +152,7 @@ describe("escape-normalized and trimmed-boundary", () => {
 describe("block-anchor and context-aware", () => {
   const go = "func a() {\n\tx := 1\n\ty := 2\n\tz := 3\n}\n"
 
-  it("B12.1: a middle line the file does not have (y := 99) is refused, naming the line", () => {
+  it("a middle line the file does not have (y := 99) is refused, naming the line", () => {
     const e = rejected(go, "func a() {\n\tx := 1\n\ty := 99\n\tz := 3\n}", "func a() {\n\tx := 10\n\ty := 99\n\tz := 3\n}")
     assert.strictEqual(e._tag, "NotFound")
     if (e._tag === "NotFound") {

@@ -107,7 +107,8 @@ const regularFiles = (root: string): Record<string, string> => {
   return out
 }
 
-// Where atomic (default) mode deliberately differs from codex (field failures B23, B21).
+// Where atomic (default) mode deliberately differs from codex: a file's missing final newline is
+// not added, and a patch that fails part-way leaves no changes.
 const ATOMIC_DIFFERS: Record<string, Record<string, string>> = {
   updates_file_appends_trailing_newline: { "no_newline.txt": "first line\nsecond line" },
   uses_crlf_for_new_trailing_newline: { "no_trailing_newline.txt": "ONE\r\ntwo" },

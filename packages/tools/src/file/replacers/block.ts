@@ -3,7 +3,7 @@
  * between similar) and context-aware (the lines in between mostly equal, the anchors only similar).
  * Blank lines are ignored when lining the block up ("missing blank lines" is a common model slip),
  * so a candidate has exactly as many non-blank lines as oldString: a block never grows or shrinks
- * past what the model quoted (opencode's R07/R30 "dangling tail" writes).
+ * past what the model quoted (opencode's "dangling tail" writes).
  */
 import { type Candidate, looseKey, type Doc, type Find, lineEnd, lineRegion, lineStart } from "./doc.ts"
 import { similarity } from "./similarity.ts"
@@ -26,7 +26,7 @@ export const LINE_SIMILARITY = 0.85
 
 /**
  * Lines whose numbers differ are never similar, however long: `timeout: 3000` and `timeout: 5000`
- * are 0.93 alike by edit distance but a different value, not a typo (B12's `y := 2` / `y := 99`).
+ * are 0.93 alike by edit distance but a different value, not a typo (so are `y := 2` and `y := 99`).
  */
 const numbers = (s: string) => s.match(/\d+/g)?.join(",") ?? ""
 

@@ -137,7 +137,7 @@ export const lineRegion = (
   return { start, end: find.wholeLines && end < doc.text.length ? end + 1 : end, transform: "lines", lines, align }
 }
 
-/** Every occurrence of `needle`, overlapping ones included (B13: `foo\nfoo\n` twice in `foo\nfoo\nfoo\n`). */
+/** Every occurrence of `needle`, overlapping ones included (`foo\nfoo\n` twice in `foo\nfoo\nfoo\n`). */
 export const occurrences = (doc: Doc, needle: string, transform: Transform): Array<Candidate> => {
   const out: Array<Candidate> = []
   if (needle.length === 0) return out

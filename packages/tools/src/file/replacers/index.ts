@@ -11,7 +11,7 @@
  * - the first strategy with a candidate decides: a later, looser one never overrides it;
  * - line matches are merged, not pasted (merge.ts), so untouched lines keep the file's bytes;
  * - a block found only after re-indenting is ambiguous when the file also has a block at the
- *   quoted indentation with the quote's first and last lines (B12: another scope);
+ *   quoted indentation with the quote's first and last lines (a block in another scope);
  * - the similarity strategies need every differing line ≥ 0.85 alike and never accept a changed
  *   number (block.ts), and even then the merge refuses to rewrite a line the model misremembered;
  * - an oldString of only whitespace is matched exactly or not at all;

@@ -5,7 +5,7 @@
  *   fuzzy match never replaces text outside what the model actually changed.
  * - A line the edit removes or rewrites must equal its file line up to whitespace; otherwise the
  *   model changed a line it misremembered, and the edit is refused (Conflict) rather than guessed.
- * - Added lines written at oldString's indentation are re-indented to the file's (B19: tabs vs
+ * - Added lines written at oldString's indentation are re-indented to the file's (tabs vs
  *   spaces, a block quoted one level off); written at the file's indentation already, they stay.
  * - A blank line newString adds where the file has one the quote left out is written once.
  */

@@ -1,6 +1,6 @@
 /**
  * What the model reads when an edit cannot be applied (say what was tried, point
- * at the nearest text, never just "not found"; B13: list the lines of every match).
+ * at the nearest text, never just "not found"; when the text matches more than once, list the lines of every match).
  */
 import type { LineRange, ReplaceError } from "./index.ts"
 import { dice } from "./similarity.ts"
