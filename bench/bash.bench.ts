@@ -65,7 +65,7 @@ const big = async (bytes: number, direct: boolean) => {
   mkdirSync(root)
   try {
     const baselineFile = join(base, "baseline.out")
-    const probe = await loadProbe()
+    const probe = loadProbe()
     const t0 = performance.now()
     const r = spawnSync("/bin/bash", ["-c", `${producer(bytes)} | cat > ${baselineFile}`])
     const baselineMs = performance.now() - t0

@@ -20,7 +20,7 @@ import { Events, FileTime, ModuleLoader, Permission, SpillStorage, Tool, ToolReg
 import { EditTool, ReadTool, Replacers } from "@agent-tools/tools"
 import { replace as opencodeReplace } from "./baseline/opencode-replace.ts"
 import { loadavg } from "node:os"
-import { describeShare, otherCpuShare } from "./lib/cpuShare.ts"
+import { describeShare, otherCpuShare } from "./lib/load.ts"
 import { fmt, machine, median, percentile } from "./lib/stats.ts"
 
 const LINES = 20_000
@@ -189,7 +189,7 @@ const toolTimes = Effect.gen(function*() {
 const loadAtStart = loadavg()[0]!
 const others = otherCpuShare()
 const { out: tool, small, floor, byteFloor } = await Effect.runPromise(toolTimes)
-const othersShare = others()
+const othersShare = others.stop()
 
 console.log(`${machine()}; ${LINES}-line file (${(content.length / 1024).toFixed(0)} KB), 30-line oldString\n`)
 console.log("| case | ours median ms | ours p90 ms | opencode median ms | opencode p90 ms | speed-up |")

@@ -200,7 +200,7 @@ const main = async () => {
     log("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (const size of sizes) {
       for (const pattern of size.files === 200_000 ? ["**/*.ts", "**/*"] : ["**/*.ts"]) {
-        const probe = await loadProbe()
+        const probe = loadProbe()
         const filter = pattern === "**/*" ? [] : [`--glob=${pattern}`]
         const raw = await repeat(RUNS, () => rawRg(size.dir, ["--files", "--null", ...COMMON, ...filter, "."]))
         const pipeline = `rg --files --null ${[...COMMON, ...filter].map((a) => `'${a}'`).join(" ")} . | xargs -0 -n 4096 stat --printf '%.9Y\\t%n\\0' --`
@@ -226,7 +226,7 @@ const main = async () => {
   const grepRg = await toolRunner("rg", big, GrepTool)
   const grepPortable = grepOnly ? undefined : await toolRunner("portable", big, GrepTool)
   for (const pattern of ["NEEDLE_RARE", "FIXME\\(\\w+\\)", "TODO"]) {
-    const probe = await loadProbe()
+    const probe = loadProbe()
     const raw = await repeat(RUNS, () => rawRg(big, ["--json", ...COMMON, "--", pattern, "."]))
     const rawCount = await repeat(RUNS, () => rawRg(big, ["--count", "--null", "--with-filename", ...COMMON, "--", pattern, "."]))
     let metadata: Record<string, unknown> = {}

@@ -138,7 +138,7 @@ const program = Effect.gen(function*() {
     // warm-up
     drop((await run(truncate.output(latencyText))).outputPath)
     for (let i = 0; i < Number(flag("latency-runs") ?? 5); i++) {
-      const probe = await loadProbe()
+      const probe = loadProbe()
       const out = join(dir, "cat.out")
       let t = performance.now()
       spawnSync("/bin/sh", ["-c", `cat '${input}' > '${out}'`])

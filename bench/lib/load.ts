@@ -46,3 +46,23 @@ export const otherCpuShare = (): { readonly stop: () => number | undefined } => 
 }
 
 export const cpuCount = (): number => cpus().length
+
+/** "other processes used 73 % of 2 CPUs", or that it is unknown. */
+export const describeShare = (share: number | undefined): string =>
+  share === undefined ? "other processes' CPU share unknown" : `other processes used ${(share * 100).toFixed(0)} % of ${cpuCount()} CPUs`
+
+/**
+ * The load while one measurement runs: the 1-minute load average at its start, and the share of
+ * all CPUs' time other processes took since (`NaN` where unknown).
+ */
+export const loadProbe = () => {
+  const share = otherCpuShare()
+  return {
+    load: loadavg()[0]!,
+    othersShare: (): number => share.stop() ?? Number.NaN
+  }
+}
+
+/** "load 2.31, others 35 % CPU" for one measurement. */
+export const loadText = (probe: { readonly load: number }, share: number): string =>
+  `load ${probe.load.toFixed(2)}, others ${Number.isNaN(share) ? "?" : (share * 100).toFixed(0)} % CPU`
