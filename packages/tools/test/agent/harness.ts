@@ -1,24 +1,11 @@
 /**
  * A registry with the session and agent tools (plus read and write, for batch) over an in-memory
- * workspace at /ws: the real Permission, Truncate and Workspace layers, a memory TodoStore, and
- * the question responder / sub-agent runner a test gives (none by default).
+ * workspace at /ws (`Testing.layer`): the real Permission, Truncate and Workspace layers, a memory
+ * TodoStore, and the question responder / sub-agent runner a test gives (none by default).
  */
 import { Effect, Layer } from "effect"
-import {
-  Events,
-  FileTime,
-  ModuleLoader,
-  Permission,
-  QuestionResponder,
-  SpillStorage,
-  SubagentRunner,
-  TodoStore,
-  Tool,
-  ToolRegistry,
-  Truncate,
-  Workspace
-} from "@agent-tools/core"
-import { Fixtures } from "@agent-tools/testing"
+import { Permission, QuestionResponder, SubagentRunner, TodoStore, Tool, ToolRegistry, type Truncate, type Workspace } from "@agent-tools/core"
+import { type Fixtures, Testing } from "@agent-tools/testing"
 import {
   BatchConfig,
   BatchTool,
@@ -52,24 +39,25 @@ export interface Options<Extra = never> {
 
 export const tools: ReadonlyArray<Tool.Definition<string, any, any>> = [ReadTool, WriteTool, TodoWriteTool, TodoReadTool, QuestionTool, TaskTool, BatchTool, SkillTool, InvalidTool]
 
-export const registry = <Extra = never>(options: Options<Extra> = {}) => {
-  const services = Layer.mergeAll(
-    Truncate.layer(options.truncation),
-    Permission.layer({ rules: options.rules ?? allowAll, unattended: options.unattended ?? "reject" }),
-    FileTime.layer({ disabled: true }),
-    Workspace.layer({ root: Fixtures.root }),
-    TodoStore.layerMemory,
-    (options.questions ?? QuestionResponder.layerNone) as Layer.Layer<QuestionResponder.QuestionResponder | Extra>,
-    (options.runner ?? SubagentRunner.layerNone) as Layer.Layer<SubagentRunner.SubagentRunner | Extra>,
-    Layer.succeed(BatchConfig, { enabled: options.batch ?? false }),
-    Layer.succeed(Skills.SkillConfig, { directories: options.skillDirectories ?? Skills.DEFAULT_DIRECTORIES })
-  ).pipe(Layer.provideMerge(SpillStorage.layerMemory()))
-  const registry = ToolRegistry.layer(tools, options.registryOptions) as Layer.Layer<ToolRegistry.ToolRegistry, never, ToolRegistry.Requirements>
-  return registry.pipe(
-    Layer.provideMerge(services),
-    Layer.provideMerge(Layer.mergeAll(Fixtures.memoryWorkspace(options.files ?? {}), ModuleLoader.layerMemory({}), Events.layer()))
-  )
-}
+export const registry = <Extra = never>(
+  options: Options<Extra> = {}
+): Layer.Layer<Testing.Services | Extra | TodoStore.TodoStore | QuestionResponder.QuestionResponder | SubagentRunner.SubagentRunner, Workspace.WorkspaceRootError> =>
+  Testing.layer({
+    tools,
+    files: options.files,
+    rules: options.rules ?? allowAll,
+    unattended: options.unattended ?? "reject",
+    truncation: options.truncation,
+    fileTime: { disabled: true },
+    registry: options.registryOptions,
+    services: Layer.mergeAll(
+      TodoStore.layerMemory,
+      (options.questions ?? QuestionResponder.layerNone) as Layer.Layer<QuestionResponder.QuestionResponder | Extra>,
+      (options.runner ?? SubagentRunner.layerNone) as Layer.Layer<SubagentRunner.SubagentRunner | Extra>,
+      Layer.succeed(BatchConfig, { enabled: options.batch ?? false }),
+      Layer.succeed(Skills.SkillConfig, { directories: options.skillDirectories ?? Skills.DEFAULT_DIRECTORIES })
+    )
+  })
 
 export const context = (sessionID = "s1", callID = "c1") => Tool.makeContext({ sessionID, callID })
 
