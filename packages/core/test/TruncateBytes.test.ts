@@ -9,7 +9,7 @@ import * as SpillStorage from "../src/SpillStorage.ts"
 import type { Direction, Options, Result } from "../src/Truncate.ts"
 import * as Utf8 from "../src/Utf8.ts"
 import * as Workspace from "../src/Workspace.ts"
-import { assertSameBytes, lines, readSpill, utf8, withTruncate } from "./TruncateHarness.ts"
+import { assertSameBytes, lines, prng, readSpill, TOKENS, utf8, withTruncate } from "./TruncateHarness.ts"
 
 const directions: ReadonlyArray<Direction> = ["head", "tail", "head+tail"]
 const Node = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
@@ -20,13 +20,6 @@ const comparable = (r: Result) => ({
   outputPath: r.outputPath === undefined ? undefined : "<spill>"
 })
 
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-const TOKENS = ["a", "bc", "word ", "\n", "\n", "\n", "\r\n", "日", "本", "🙂", "é", "\t", "x".repeat(37), "🙂".repeat(9)]
 
 describe("measuring long texts on their encoding", () => {
   it("bytes and lines equal the string scans, a surrogate pair across a slice boundary included", () => {

@@ -7,7 +7,7 @@ import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { countNewlines } from "../src/SpillCapture.ts"
 import * as SpillStorage from "../src/SpillStorage.ts"
 import type { Config, Direction, Options, Result } from "../src/Truncate.ts"
-import { assertSameBytes, type Harness, lines, utf8, withTruncate } from "./TruncateHarness.ts"
+import { assertSameBytes, type Harness, lines, prng, TOKENS, utf8, withTruncate } from "./TruncateHarness.ts"
 
 const directions: ReadonlyArray<Direction> = ["head", "tail", "head+tail"]
 
@@ -42,13 +42,6 @@ const captured = (h: Harness, chunks: ReadonlyArray<Uint8Array>, options: Option
     return { result: yield* capture.finish, path: capture.path }
   }))
 
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-const TOKENS = ["a", "bc", "word ", "\n", "\n", "\n", "\r\n", "日", "本", "🙂", "é", "\t", "x".repeat(37), "🙂".repeat(9)]
 
 const splitBytes = (data: Uint8Array, cuts: ReadonlyArray<number>): Array<Uint8Array> => {
   const points = [...new Set(cuts.filter((c) => c > 0 && c < data.length))].sort((a, b) => a - b)

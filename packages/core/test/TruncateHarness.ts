@@ -61,3 +61,14 @@ export const failingSpill = (message = "disk full") =>
     cleanup: Effect.succeed(0),
     directory: undefined
   }))
+
+/** A seeded random number generator (mulberry32), so property tests replay exactly. */
+export const prng = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+/** Pieces random outputs are made of: newlines of both kinds, multi-byte and astral characters, long runs. */
+export const TOKENS = ["a", "bc", "word ", "\n", "\n", "\n", "\r\n", "日", "本", "🙂", "é", "\t", "x".repeat(37), "🙂".repeat(9)]

@@ -62,11 +62,7 @@ export const registry = <Extra = never>(
 export const context = (sessionID = "s1", callID = "c1") => Tool.makeContext({ sessionID, callID })
 
 /** Calls a tool through the registry. */
-export const call = (tool: string, args: unknown, sessionID = "s1") =>
-  Effect.gen(function*() {
-    const reg = yield* ToolRegistry.ToolRegistry
-    return yield* reg.execute(tool, args, yield* context(sessionID))
-  })
+export const call = (tool: string, args: unknown, sessionID = "s1") => Testing.call(tool, args, { sessionID, callID: "c1" })
 
 /** The message of a call's failure. */
 export const callError = (tool: string, args: unknown, sessionID = "s1") =>
