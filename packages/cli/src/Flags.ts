@@ -7,7 +7,7 @@ import type { ChildProcessSpawner } from "effect/process"
 import type { Tool } from "@agent-tools/core"
 import type { AgentConfig } from "@agent-tools/node"
 import { Flag } from "effect/cli"
-import { NodeAgentTools } from "@agent-tools/node"
+import { NativeRealPath, NodeAgentTools } from "@agent-tools/node"
 
 export const cwd = Flag.String("cwd").pipe(
   Flag.withMetavar("DIR"),
@@ -41,7 +41,10 @@ export const Tools = Context.Reference<ReadonlyArray<Tool.Definition<string, any
   { defaultValue: () => undefined }
 )
 
-/** The tool layer for a command's `--cwd` and `--config`, on the CLI's platform services. */
+/**
+ * The tool layer for a command's `--cwd` and `--config`, on the CLI's platform services (Node's:
+ * paths resolved by `NativeRealPath`).
+ */
 export const agentLayer = (
   flags: Workspace,
   options: Omit<NodeAgentTools.Options, "cwd" | "config"> = {}
@@ -52,7 +55,7 @@ export const agentLayer = (
       ...(tools === undefined ? {} : { tools }),
       cwd: flags.cwd,
       config: Option.getOrUndefined(flags.config)
-    })))
+    }))).pipe(Layer.provide(NativeRealPath.layer))
 
 /** Only the settings (config file, defaults, spill directory), without building any service. */
 export const settings = (

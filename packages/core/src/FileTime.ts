@@ -43,9 +43,15 @@ export class FileTime extends Context.Service<FileTime, {
   readonly read: (sessionID: string, path: string, content?: Uint8Array) => Effect.Effect<void, PlatformError>
   /**
    * Records our own write, so it never counts as an external change. `content` must not be changed
-   * afterwards: the latest write's bytes are kept (not hashed) until another write replaces them.
+   * afterwards: recent writes' bytes are kept (not hashed) up to a byte budget. `release` is called
+   * once they are no longer kept (replaced, or hashed after all), so the caller may reuse the memory.
    */
-  readonly recordWrite: (sessionID: string, path: string, content: Uint8Array) => Effect.Effect<void, PlatformError>
+  readonly recordWrite: (
+    sessionID: string,
+    path: string,
+    content: Uint8Array,
+    release?: (content: Uint8Array) => void
+  ) => Effect.Effect<void, PlatformError>
   readonly get: (sessionID: string, path: string) => Effect.Effect<Stamp | undefined>
   /**
    * Fails unless the file was read in this session and its content is unchanged since. `content`
@@ -73,7 +79,15 @@ export interface LayerOptions {
 interface Written {
   readonly readAt: number
   readonly bytes: Uint8Array
+  readonly release: ((content: Uint8Array) => void) | undefined
 }
+
+/**
+ * The written bytes kept across files (counted by the memory they hold): enough for a session
+ * going back and forth between a few large files without hashing any of them; past it, the
+ * oldest writes are hashed and their bytes let go.
+ */
+export const MAX_HELD_BYTES = 32 * 1024 * 1024
 
 /** SHA-256 of the bytes, hex. */
 export const hash = (content: Uint8Array): string => createHash("sha256").update(content).digest("hex")
@@ -128,9 +142,9 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
   const path = yield* Path.Path
   // Plain maps: every read-modify-write happens without a yield in between, so it is atomic.
   const sessions = new Map<string, Map<string, Stamp | Written>>()
-  // The one record still holding its written bytes; an earlier one is stamped when it is replaced,
-  // so at most one file's bytes are kept.
-  let latest: { readonly files: Map<string, Stamp | Written>; readonly key: string; readonly written: Written } | undefined
+  // The records still holding their written bytes, oldest first, with where they are stored.
+  const held = new Map<Written, { readonly files: Map<string, Stamp | Written>; readonly key: string }>()
+  let heldBytes = 0
   const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
 
   // mtime of the file, undefined if it is gone or the platform has none.
@@ -148,13 +162,20 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
     return { readAt, hash: hash(bytes), size: bytes.length, mtime, lines: countLines(bytes) } satisfies Stamp
   })
 
+  // A written record's bytes are let go: once, and handed back to the writer.
+  const letGo = (record: Written) => {
+    if (!held.delete(record)) return
+    heldBytes -= record.bytes.buffer.byteLength
+    record.release?.(record.bytes)
+  }
+
   // A write's record as a stamp: hashed and counted now, put back in place of the bytes.
   const settle = (files: Map<string, Stamp | Written>, key: string, record: Stamp | Written): Stamp => {
     if (!("bytes" in record)) return record
     const { readAt, bytes } = record
     const settled: Stamp = { readAt, hash: hash(bytes), size: bytes.length, mtime: undefined, lines: countLines(bytes) }
     if (files.get(key) === record) files.set(key, settled)
-    if (latest?.written === record) latest = undefined
+    letGo(record)
     return settled
   }
 
@@ -162,14 +183,18 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
     Effect.sync(() => {
       let files = sessions.get(sessionID)
       if (files === undefined) sessions.set(sessionID, files = new Map())
-      // A record replaced in place needs no stamp; an earlier write of another file is stamped.
-      if (latest !== undefined && (latest.files !== files || latest.key !== key)) {
-        if ("bytes" in value) settle(latest.files, latest.key, latest.written)
-      } else {
-        latest = undefined
-      }
+      const previous = files.get(key)
       files.set(key, value)
-      if ("bytes" in value) latest = { files, key, written: value }
+      // A record replaced in place needs no stamp: its bytes are simply let go.
+      if (previous !== undefined && previous !== value && "bytes" in previous) letGo(previous)
+      if (!("bytes" in value)) return
+      held.set(value, { files, key })
+      heldBytes += value.bytes.buffer.byteLength
+      // Over the budget, the oldest writes (never the one just made) are stamped.
+      for (const [record, at] of held) {
+        if (heldBytes <= MAX_HELD_BYTES || record === value) break
+        settle(at.files, at.key, record)
+      }
     })
 
   const read = Effect.fn("FileTime.read")(function*(sessionID: string, file: string, content?: Uint8Array) {
@@ -181,11 +206,16 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
   // Our own write: the bytes are known, and the mtime only ever explains a later change, so the
   // file is not stat'ed again. The bytes are kept instead of hashed: the next edit of the file
   // compares what it reads with them, so an edit after an edit hashes nothing.
-  const recordWrite = Effect.fn("FileTime.recordWrite")(function*(sessionID: string, file: string, content: Uint8Array) {
+  const recordWrite = Effect.fn("FileTime.recordWrite")(function*(
+    sessionID: string,
+    file: string,
+    content: Uint8Array,
+    release?: (content: Uint8Array) => void
+  ) {
     const key = path.resolve(file)
     yield* Effect.annotateCurrentSpan({ sessionID, path: key })
     const readAt = yield* Clock.currentTimeMillis
-    yield* store(sessionID, key, { readAt, bytes: content })
+    yield* store(sessionID, key, { readAt, bytes: content, release })
   })
 
   const lookUp = (sessionID: string, key: string): Stamp | Written | undefined => sessions.get(sessionID)?.get(key)

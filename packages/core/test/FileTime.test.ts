@@ -123,6 +123,45 @@ describe("FileTime", () => {
         assert.strictEqual((yield* Effect.flip(ft.assert("s1", "/ws/a.txt", enc("a written!\n"))))._tag, "FileModifiedError")
       }), { files: { "/ws/a.txt": "a\n", "/ws/b.txt": "b\n" } }))
 
+  it.effect("a write's bytes are handed back once, when nothing holds them: replaced, read over, or stamped by get", () =>
+    withFileTime((ft) =>
+      Effect.gen(function*() {
+        const released: Array<string> = []
+        const release = (bytes: Uint8Array) => void released.push(new TextDecoder().decode(bytes))
+        yield* ft.recordWrite("s1", "/ws/a.txt", enc("a1\n"), release)
+        yield* ft.recordWrite("s1", "/ws/b.txt", enc("b1\n"), release)
+        yield* ft.recordWrite("s2", "/ws/a.txt", enc("a1 in s2\n"), release)
+        assert.deepStrictEqual(released, []) // all kept: several files, several sessions
+        yield* ft.assert("s1", "/ws/a.txt", enc("a1\n"))
+        yield* ft.recordWrite("s1", "/ws/a.txt", enc("a2\n"), release)
+        assert.deepStrictEqual(released, ["a1\n"])
+        yield* ft.read("s1", "/ws/b.txt", enc("b from a read\n"))
+        assert.deepStrictEqual(released, ["a1\n", "b1\n"])
+        assert.strictEqual((yield* ft.get("s2", "/ws/a.txt"))?.lines, 1)
+        assert.deepStrictEqual(released, ["a1\n", "b1\n", "a1 in s2\n"])
+        yield* ft.assert("s1", "/ws/a.txt", enc("a2\n"))
+        yield* ft.assert("s2", "/ws/a.txt", enc("a1 in s2\n"))
+        assert.strictEqual(released.length, 3)
+      }), { files: { "/ws/a.txt": "a\n", "/ws/b.txt": "b\n" } }))
+
+  it.effect("past the byte budget the oldest writes are stamped and handed back; checks still compare their content", () =>
+    withFileTime((ft) =>
+      Effect.gen(function*() {
+        const released: Array<string> = []
+        const big = (name: string) => {
+          const bytes = new Uint8Array(FileTime.MAX_HELD_BYTES / 2 - 1024)
+          bytes.set(enc(name))
+          return bytes
+        }
+        const files = ["/ws/a.txt", "/ws/b.txt", "/ws/c.txt"]
+        for (const file of files) yield* ft.recordWrite("s1", file, big(file), () => void released.push(file))
+        assert.deepStrictEqual(released, ["/ws/a.txt"])
+        for (const file of files) yield* ft.assert("s1", file, big(file))
+        assert.strictEqual((yield* Effect.flip(ft.assert("s1", "/ws/a.txt", big("/ws/b.txt"))))._tag, "FileModifiedError")
+        yield* ft.recordWrite("s1", "/ws/d.txt", enc("small\n"), () => void released.push("/ws/d.txt"))
+        assert.deepStrictEqual(released, ["/ws/a.txt"])
+      }), { files: { "/ws/a.txt": "a\n", "/ws/b.txt": "b\n", "/ws/c.txt": "c\n", "/ws/d.txt": "d\n" } }))
+
   it.effect("read with the tool's bytes hashes those bytes", () =>
     withFileTime((ft, fs) =>
       Effect.gen(function*() {

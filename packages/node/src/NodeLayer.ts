@@ -28,6 +28,7 @@ import { ApplyPatchConfig, Bash, BatchConfig, builtins, searchTools, Skills, Web
 import * as AgentConfig from "./AgentConfig.ts"
 import * as AnalysisWorker from "./AnalysisWorker.ts"
 import * as Bubblewrap from "./Bubblewrap.ts"
+import * as NativeRealPath from "./NativeRealPath.ts"
 import * as NodeStat from "./NodeStat.ts"
 import * as DataDir from "./DataDir.ts"
 import * as Defaults from "./Defaults.ts"
@@ -276,6 +277,6 @@ const checkDisabled = (s: Settings, ids: ReadonlyArray<string>) => {
 export const layerWithoutPlatform = (options: Options): Layer.Layer<Services, LayerError, Platform> =>
   Layer.unwrap(Effect.map(settings(options), (s) => layerFromSettings(s, options)))
 
-/** The tool layer for a workspace on Node, platform included. */
+/** The tool layer for a workspace on Node, platform included (paths resolved by `NativeRealPath`). */
 export const layer = (options: Options): Layer.Layer<Services | Platform, LayerError> =>
-  layerWithoutPlatform(options).pipe(Layer.provideMerge(NodeServices.layer))
+  layerWithoutPlatform(options).pipe(Layer.provide(NativeRealPath.layer), Layer.provideMerge(NodeServices.layer))

@@ -9,6 +9,7 @@ import type { PlatformError } from "effect/PlatformError"
 import { type Events, FileTime, Tool, type Truncate, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
 import { type FileDiff, type Span, spanDiff, unifiedDiff } from "./diff.ts"
+import { giveBack } from "./buffers.ts"
 import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES, readKnownSize } from "./files.ts"
 import { similarity } from "./replacers/similarity.ts"
 import { decode, type Decoded, encode, encodeChange, encodingLabel, isBinary, isUnencodable, type Unencodable } from "./text.ts"
@@ -261,7 +262,8 @@ const commit = Effect.fnUntraced(function*(
     )
   if (entry._tag === "Missing") yield* wrap(ensureDirectory(path.dirname(real)))
   yield* wrap(atomicWrite(real, bytes, entry._tag === "File" ? { mode: entry.mode, links: entry.links } : {}))
-  yield* fileTime.recordWrite(sessionID, real, bytes).pipe(Effect.ignore)
+  // The buffer is read into again once FileTime no longer holds these bytes.
+  yield* fileTime.recordWrite(sessionID, real, bytes, giveBack).pipe(Effect.ignore)
 })
 
 export { unifiedDiff }

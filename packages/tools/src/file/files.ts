@@ -5,6 +5,7 @@
  */
 import { Effect, FileSystem, Option, Path, Random } from "effect"
 import type { PlatformError } from "effect/PlatformError"
+import { takeBuffer } from "./buffers.ts"
 
 /**
  * Files bigger than this are not edited in memory (edit, multiedit, write over an existing file,
@@ -51,13 +52,14 @@ export const inspect = Effect.fnUntraced(function*(file: string): Effect.fn.Retu
  * byte staying empty proves the end was reached), one close — two file-system round trips fewer
  * than `readFile`, which stats the open file again and reads in 512 KiB chunks. A file that grew
  * since the stat is read on to its end. `room` spare bytes are left after the file's (an edit can
- * make the new file in the same buffer instead of allocating a second file-sized one).
+ * make the new file in the same buffer instead of allocating a second file-sized one). The buffer
+ * may be a reused one, longer than asked: only the bytes returned are the file's.
  */
 export const readKnownSize = Effect.fnUntraced(function*(file: string, size: number, room = 0) {
   const fs = yield* FileSystem.FileSystem
   return yield* Effect.scoped(Effect.gen(function*() {
     const handle = yield* fs.open(file, { flag: "r" })
-    let buffer = new Uint8Array(size + 1 + room)
+    let buffer = takeBuffer(size + 1 + room)
     let filled = 0
     for (;;) {
       const n = yield* handle.read(buffer.subarray(filled))

@@ -1,7 +1,7 @@
 /**
  * The file tools on a real disk (temp directories): 200 concurrent edits with no lost update,
- * symlink escapes refused for every tool, atomic replacement keeping mode, hard links and
- * symlinks, and no temp file left behind.
+ * large files edited in turn on reused read buffers, symlink escapes refused for every tool,
+ * atomic replacement keeping mode, hard links and symlinks, and no temp file left behind.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FileSystem, Layer } from "effect"
@@ -35,6 +35,38 @@ describe("concurrency", () => {
       }).pipe(Effect.provide(node({ root: ws })))
       assert.strictEqual(yield* fs.readFileString(`${ws}/c.txt`), ids.map((id) => `LINE ${id}!`).join("\n") + "\n")
       assert.deepStrictEqual(yield* fs.readDirectory(ws), ["c.txt"]) // no temp left behind
+    }).pipe(Effect.provide(Platform)), { timeout: 60_000 })
+})
+
+describe("large files edited in turn", () => {
+  it.effect("every edit is on disk as made, and a change behind the tool's back is still refused", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const { ws } = yield* dirs
+      // Large enough for the transaction to reuse its read buffers, of different sizes.
+      const make = (name: string, lines: number) =>
+        Array.from({ length: lines }, (_, i) => `${name} line ${String(i).padStart(6, "0")} value ${i % 7}`).join("\n") + "\n"
+      const files: Record<string, string> = { "a.txt": make("a", 3000), "b.txt": make("b", 3000), "c.txt": make("c", 9000) }
+      for (const [name, text] of Object.entries(files)) yield* fs.writeFileString(`${ws}/${name}`, text)
+      yield* Effect.gen(function*() {
+        for (const name of Object.keys(files)) yield* call("read", { filePath: name, limit: 1 })
+        for (let round = 0; round < 12; round++) {
+          for (const name of round % 3 === 2 ? ["c.txt", "a.txt"] : ["a.txt", "b.txt"]) {
+            const line = `${name[0]} line ${String(round * 97).padStart(6, "0")} value`
+            // Growing, then shrinking the file: the reused buffer is longer than the file read into it.
+            const replacement = round % 2 === 0 ? `${line} (edited in round ${round}, longer)` : line.slice(0, -6)
+            yield* call("edit", { filePath: name, oldString: line, newString: replacement })
+            files[name] = files[name]!.replace(line, replacement)
+            assert.strictEqual(yield* fs.readFileString(`${ws}/${name}`), files[name], `${name} after round ${round}`)
+          }
+        }
+        // Same size, different bytes, written by someone else.
+        yield* fs.writeFileString(`${ws}/a.txt`, files["a.txt"]!.replace("a line 000001", "a line 000009"))
+        const error = yield* callError("edit", { filePath: "a.txt", oldString: "a line 000002", newString: "x" })
+        assert.isTrue(error.startsWith(`File ${ws}/a.txt has been modified since it was last read: same size`), error)
+        yield* call("edit", { filePath: "b.txt", oldString: "b line 000002 value", newString: "b two" })
+        assert.strictEqual(yield* fs.readFileString(`${ws}/b.txt`), files["b.txt"]!.replace("b line 000002 value", "b two"))
+      }).pipe(Effect.provide(node({ root: ws })))
     }).pipe(Effect.provide(Platform)), { timeout: 60_000 })
 })
 

@@ -1,0 +1,26 @@
+import { assert, describe, it } from "@effect/vitest"
+import { giveBack, takeBuffer } from "../../src/file/buffers.ts"
+
+describe("read buffers", () => {
+  it("a large buffer made here comes back for a request it fits, once", () => {
+    const first = takeBuffer(200_000)
+    assert.isAtLeast(first.length, 200_000)
+    giveBack(first.subarray(0, 10))
+    const again = takeBuffer(150_000)
+    assert.strictEqual(again.buffer, first.buffer)
+    assert.notStrictEqual(takeBuffer(150_000).buffer, first.buffer) // taken: not handed out twice
+  })
+
+  it("never a buffer made elsewhere, a small one, or one more than twice the request", () => {
+    const foreign = new Uint8Array(300_000)
+    giveBack(foreign)
+    assert.notStrictEqual(takeBuffer(200_000).buffer, foreign.buffer)
+    const small = takeBuffer(1_000)
+    giveBack(small)
+    assert.notStrictEqual(takeBuffer(1_000).buffer, small.buffer)
+    const large = takeBuffer(500_000)
+    giveBack(large)
+    assert.notStrictEqual(takeBuffer(100_000).buffer, large.buffer)
+    assert.strictEqual(takeBuffer(400_000).buffer, large.buffer)
+  })
+})
