@@ -49,27 +49,26 @@ export const inspect = Effect.fnUntraced(function*(file: string): Effect.fn.Retu
 /**
  * The bytes of the regular file at `file`, stat'ed as `size` bytes: one open, one read into a
  * buffer one byte larger than `size` (a regular file reads short only at its end, so the spare
- * byte staying empty proves the end was reached), one close — two file-system round trips fewer
- * than `readFile`, which stats the open file again and reads in 512 KiB chunks. A file that grew
- * since the stat is read on to its end. `room` spare bytes are left after the file's (an edit can
- * make the new file in the same buffer instead of allocating a second file-sized one). The buffer
- * may be a reused one, longer than asked: only the bytes returned are the file's.
+ * byte staying empty proves the end was reached), and the close when the caller's scope closes —
+ * two file-system round trips fewer than `readFile`, which stats the open file again and reads in
+ * 512 KiB chunks. A file that grew since the stat is read on to its end. `room` spare bytes are
+ * left after the file's (an edit can make the new file in the same buffer instead of allocating a
+ * second file-sized one). The buffer may be a reused one, longer than asked: only the bytes
+ * returned are the file's.
  */
 export const readKnownSize = Effect.fnUntraced(function*(file: string, size: number, room = 0) {
   const fs = yield* FileSystem.FileSystem
-  return yield* Effect.scoped(Effect.gen(function*() {
-    const handle = yield* fs.open(file, { flag: "r" })
-    let buffer = takeBuffer(size + 1 + room)
-    let filled = 0
-    for (;;) {
-      const n = yield* handle.read(buffer.subarray(filled))
-      filled += n
-      if (n === 0 || filled < buffer.length) return buffer.subarray(0, filled)
-      const grown = new Uint8Array(buffer.length * 2)
-      grown.set(buffer)
-      buffer = grown
-    }
-  }))
+  const handle = yield* fs.open(file, { flag: "r" })
+  let buffer = takeBuffer(size + 1 + room)
+  let filled = 0
+  for (;;) {
+    const n = yield* handle.read(buffer.subarray(filled))
+    filled += n
+    if (n === 0 || filled < buffer.length) return buffer.subarray(0, filled)
+    const grown = new Uint8Array(buffer.length * 2)
+    grown.set(buffer)
+    buffer = grown
+  }
 })
 
 /** `.<name>.<random>.tmp` next to `file`, so the final rename never crosses a file system. */

@@ -186,6 +186,7 @@ describe("one file transaction", () => {
   // A FileSystem that counts what is done to /ws/a.txt.
   const counted = () => {
     const counts = { realPath: 0, stat: 0, open: 0, readFile: 0, writeFile: 0, rename: 0 }
+    const order: Array<string> = []
     const layer = Layer.effect(
       FileSystem.FileSystem,
       Effect.map(MemoryFileSystem.make({ "/ws/a.txt": "one\ntwo\n" }), (fs) =>
@@ -194,13 +195,30 @@ describe("one file transaction", () => {
           realPath: (p) => (p === "/ws/a.txt" && counts.realPath++, fs.realPath(p)),
           stat: (p) => (p === "/ws/a.txt" && counts.stat++, fs.stat(p)),
           readFile: (p) => (p === "/ws/a.txt" && counts.readFile++, fs.readFile(p)),
-          open: (p, options) => (p === "/ws/a.txt" && counts.open++, fs.open(p, options)),
+          open: (p, options) =>
+            p === "/ws/a.txt"
+              ? (counts.open++, order.push("open"), Effect.tap(fs.open(p, options), () => Effect.addFinalizer(() => Effect.sync(() => order.push("close")))))
+              : fs.open(p, options),
           writeFile: (p, data, options) => (p.startsWith("/ws/.a.txt.") && counts.writeFile++, fs.writeFile(p, data, options)),
-          rename: (from, to) => (to === "/ws/a.txt" && counts.rename++, fs.rename(from, to))
+          rename: (from, to) => (to === "/ws/a.txt" && (counts.rename++, order.push("rename")), fs.rename(from, to))
         }))
     )
-    return { counts, layer: registry(ws, Layer.mergeAll(layer, Path.layer)) }
+    return { counts, order, layer: registry(ws, Layer.mergeAll(layer, Path.layer)) }
   }
+
+  it.effect("the file read stays open until the rename has replaced it (the old file is freed at that close), then closes", () => {
+    const { order, layer } = counted()
+    return Effect.gen(function*() {
+      yield* call("read", { filePath: "a.txt" })
+      yield* call("edit", { filePath: "a.txt", oldString: "one", newString: "1" })
+      // The close is not waited for: it happens once the call's fiber lets it run.
+      for (let i = 0; i < 10 && order.length < 3; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(order, ["open", "rename", "close"])
+      order.length = 0
+      yield* callError("edit", { filePath: "a.txt", oldString: "absent", newString: "x" })
+      assert.deepStrictEqual(order, ["open", "close"]) // a failed change: closed before the call ends
+    }).pipe(Effect.provide(layer))
+  })
 
   for (const tool of ["edit", "multiedit", "write"] as const) {
     it.effect(`${tool}: the path resolved once, one stat and one open (one read) of the file, one temp file renamed over it`, () => {
