@@ -78,13 +78,33 @@ const tempPathFor = Effect.fnUntraced(function*(file: string) {
   return path.join(path.dirname(file), `.${path.basename(file)}.${n.toString(36)}.tmp`)
 })
 
-/** Writes `bytes` to a fresh temp file beside `file` with `mode`; returns the temp path. */
+// The process's umask per FileSystem, read once from /proc/self/status where the system has it
+// (Linux); undefined where it does not, and then every mode is set explicitly.
+const umasks = new WeakMap<FileSystem.FileSystem, number | undefined>()
+
+const umaskOf = (fs: FileSystem.FileSystem): Effect.Effect<number | undefined> =>
+  umasks.has(fs) ? Effect.succeed(umasks.get(fs)) : fs.readFileString("/proc/self/status").pipe(
+    Effect.map((status) => {
+      const octal = /^Umask:\s*([0-7]+)$/m.exec(status)?.[1]
+      return octal === undefined ? undefined : parseInt(octal, 8)
+    }),
+    Effect.orElseSucceed(() => undefined),
+    Effect.tap((umask) => Effect.sync(() => umasks.set(fs, umask)))
+  )
+
+/**
+ * Writes `bytes` to a fresh temp file beside `file` with `mode`; returns the temp path. The file
+ * is created with `mode`, which the umask may clear bits of: only then is it set again (a round
+ * trip less for the usual 644 or 755 under umask 022). A umask the process changes after it was
+ * read can only clear more bits, never grant any.
+ */
 export const writeTemp = Effect.fnUntraced(function*(file: string, bytes: Uint8Array, mode: number | undefined) {
   const fs = yield* FileSystem.FileSystem
   const temp = yield* tempPathFor(file)
+  const umask = mode === undefined ? 0 : yield* umaskOf(fs)
+  const exact = mode === undefined || (umask !== undefined && (mode & umask) === 0 && mode <= 0o777)
   yield* fs.writeFile(temp, bytes, { flag: "wx", ...(mode === undefined ? {} : { mode }) }).pipe(
-    // A umask may have cleared bits of `mode`: set it exactly.
-    Effect.andThen(mode === undefined ? Effect.void : fs.chmod(temp, mode)),
+    Effect.andThen(exact ? Effect.void : fs.chmod(temp, mode)),
     Effect.onError(() => fs.remove(temp).pipe(Effect.ignore))
   )
   return temp

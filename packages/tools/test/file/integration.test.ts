@@ -126,6 +126,9 @@ describe("atomic replacement", () => {
       const { ws } = yield* dirs
       yield* fs.writeFileString(`${ws}/run.sh`, "echo one\n")
       yield* fs.chmod(`${ws}/run.sh`, 0o750)
+      // Bits a usual umask (022) clears when a file is created: set again after the write.
+      yield* fs.writeFileString(`${ws}/shared.txt`, "one\n")
+      yield* fs.chmod(`${ws}/shared.txt`, 0o666)
       yield* fs.writeFileString(`${ws}/a.txt`, "shared\n")
       yield* fs.link(`${ws}/a.txt`, `${ws}/b.txt`)
       yield* Effect.gen(function*() {
@@ -134,10 +137,13 @@ describe("atomic replacement", () => {
         yield* call("read", { filePath: "a.txt" })
         yield* call("write", { filePath: "a.txt", content: "changed\n" })
         yield* call("apply_patch", { patchText: "*** Begin Patch\n*** Update File: run.sh\n@@\n-echo two\n+echo three\n*** End Patch" })
+        yield* call("read", { filePath: "shared.txt" })
+        yield* call("edit", { filePath: "shared.txt", oldString: "one", newString: "two" })
       }).pipe(Effect.provide(node({ root: ws })))
       assert.strictEqual((yield* fs.stat(`${ws}/run.sh`)).mode & 0o777, 0o750)
+      assert.strictEqual((yield* fs.stat(`${ws}/shared.txt`)).mode & 0o777, 0o666)
       assert.strictEqual(yield* fs.readFileString(`${ws}/run.sh`), "echo three\n")
       assert.strictEqual(yield* fs.readFileString(`${ws}/b.txt`), "changed\n")
-      assert.deepStrictEqual((yield* fs.readDirectory(ws)).sort(), ["a.txt", "b.txt", "run.sh"])
+      assert.deepStrictEqual((yield* fs.readDirectory(ws)).sort(), ["a.txt", "b.txt", "run.sh", "shared.txt"])
     }).pipe(Effect.provide(Platform)))
 })
