@@ -25,7 +25,7 @@ export const SOURCES: ReadonlyArray<Source> = [
   { path: "bench/edit-real/python/shlex.py", language: "py" },
   { path: "bench/edit-real/python/configparser.py", language: "py" },
   { path: `${pnpm}/fast-uri@3.1.9/node_modules/fast-uri/.github/workflows/ci.yml`, language: "yaml" },
-  { path: `${pnpm}/lock.yaml`, language: "yaml" }
+  { path: "bench/edit-real/yaml/pnpm-lock.yaml", language: "yaml" }
 ]
 
 export type Mistake =

@@ -1,9 +1,10 @@
 /**
  * Generates `cases.json`: edits on real files nobody here wrote (TypeScript and tab-indented
- * JavaScript from node_modules, YAML from node_modules, Python from the standard library vendored
- * in `python/`), each sent with one mistake models make in the quote, plus negatives whose quote
- * really differs from the file. Regions, edits and mistakes are picked with a seeded PRNG, so the
- * corpus is the same on every run for the same files (their SHA-256 is recorded and checked).
+ * JavaScript from node_modules, YAML from node_modules and a pnpm lockfile vendored in `yaml/`,
+ * Python from the standard library vendored in `python/`), each sent with one mistake models make
+ * in the quote, plus negatives whose quote really differs from the file. Regions, edits and mistakes
+ * are picked with a seeded PRNG, so the corpus is the same on every run for the same files (their
+ * SHA-256 is recorded and checked).
  *
  * A positive case has one right answer: the region with the intended edit, at the file's own
  * indentation and line endings (`expected`). A negative has none: any write is wrong.
