@@ -185,8 +185,14 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
 const fail = (file: string | undefined, path: string, reason: string) =>
   new ConfigError({ ...(file === undefined ? {} : { file }), problems: [{ path, reason }] })
 
-// zod's object shapes, walked through optional wrappers, to list the allowed keys of an object.
-const unwrap = (schema: z.ZodType): z.ZodType => schema instanceof z.ZodOptional ? unwrap(schema.unwrap() as z.ZodType) : schema
+// zod's object shapes, walked through optional wrappers and unions (`true` or an object), to list
+// the allowed keys of an object.
+const unwrap = (schema: z.ZodType): z.ZodType =>
+  schema instanceof z.ZodOptional
+    ? unwrap(schema.unwrap() as z.ZodType)
+    : schema instanceof z.ZodUnion
+    ? (schema.options as ReadonlyArray<z.ZodType>).map(unwrap).find((o) => o instanceof z.ZodObject) ?? schema
+    : schema
 
 const knownKeys = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> | undefined => {
   let schema: z.ZodType = ConfigSchema
