@@ -60,7 +60,8 @@ export interface Service {
   /**
    * Sends the file's current text to its server (starting the server on first use). With
    * `waitForDiagnostics`, returns once the server published diagnostics for it and went quiet,
-   * or the configured wait ran out. Never fails: a file no server handles is left alone.
+   * or the configured wait ran out; without, returns at once and sends in the background (a read
+   * warms the server up). Never fails: a file no server handles is left alone.
    */
   readonly touchFile: (path: string, waitForDiagnostics: boolean) => Effect.Effect<void>
   /** The latest diagnostics of every file a server published for, by absolute path. */

@@ -42,12 +42,12 @@ const CAPABILITIES = {
  * How long to wait for diagnostics after a change. A server publishes in steps (syntax, then
  * types; the changed file, then the files that depend on it) and says nothing about a file whose
  * diagnostics did not change (typescript-language-server skips clean → clean), so: wait for the
- * first publish — for the file itself when the server has just opened it, else any (the server
- * rechecks its open files together) — at most `settle` (a server that says nothing had nothing
- * new), then until it has been quiet for `quiet`; never longer than `timeout` in all.
+ * first publish after the change — for the file itself until `timeout` while the server has never
+ * published for it (its project may still be loading), else any publish (the server rechecks its
+ * open files together) for at most `settle` (a server that says nothing had nothing new) — then
+ * until the server has been quiet for `quiet`; never longer than `timeout` in all.
  */
 export interface Wait {
-  readonly firstOpen: boolean
   readonly settle: Duration.Duration
   readonly quiet: Duration.Duration
   readonly timeout: Duration.Duration
@@ -146,9 +146,10 @@ export const start = Effect.fnUntraced(function*(server: Server, root: string, i
     Effect.gen(function*() {
       const start = yield* Clock.currentTimeMillis
       const deadline = start + Duration.toMillis(wait.timeout)
-      const settled = wait.firstOpen ? deadline : Math.min(deadline, start + Duration.toMillis(wait.settle))
+      const firstPublish = !publishedAt.has(file)
+      const settled = firstPublish ? deadline : Math.min(deadline, start + Duration.toMillis(wait.settle))
       const now = Clock.currentTimeMillis
-      const heard = () => wait.firstOpen ? (publishedAt.get(file) ?? 0) > since : publishes > since
+      const heard = () => firstPublish ? (publishedAt.get(file) ?? 0) > since : publishes > since
       while (!heard()) {
         const ms = settled - (yield* now)
         if (ms <= 0 || !(yield* nextPublish(ms))) return

@@ -78,16 +78,21 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     const text = yield* fs.readFileString(file).pipe(
       Effect.mapError((e) => new Lsp.LspError({ reason: "Failed", message: `cannot read ${file}: ${e.message}` }))
     )
-    const firstOpen = !client.isOpen(file)
     const since = yield* client.sync(file, text)
-    return { client, since, firstOpen }
+    return { client, since }
   })
 
   const touchFile = Effect.fn("Lsp.touchFile")(function*(file: string, waitForDiagnostics: boolean) {
-    const synced = yield* sync(path.resolve(file)).pipe(Effect.option)
-    if (synced._tag === "None" || !waitForDiagnostics) return
-    const { client, since, firstOpen } = synced.value
-    yield* client.waitForDiagnostics(path.resolve(file), since, { firstOpen, settle: SETTLE, quiet: QUIET, timeout })
+    const absolute = path.resolve(file)
+    if (!waitForDiagnostics) {
+      // In the background, in the layer's scope: the caller (a read) does not wait for a server to start.
+      yield* sync(absolute).pipe(Effect.ignore, Effect.forkIn(scope))
+      return
+    }
+    const synced = yield* sync(absolute).pipe(Effect.option)
+    if (synced._tag === "None") return
+    const { client, since } = synced.value
+    yield* client.waitForDiagnostics(absolute, since, { settle: SETTLE, quiet: QUIET, timeout })
   })
 
   const diagnostics = Effect.suspend(() => {

@@ -48,7 +48,8 @@ describe("LSP errors after a file change", () => {
     Effect.gen(function*() {
       yield* call("read", { filePath: "a.ts" })
       const result = yield* call("edit", { filePath: "a.ts", oldString: "1", newString: "2" })
-      assert.deepStrictEqual(fake.touched, ["/ws/a.ts (wait)"])
+      // The read hands the file over without waiting; the edit waits for its diagnostics.
+      assert.deepStrictEqual(fake.touched, ["/ws/a.ts", "/ws/a.ts (wait)"])
       const listed = many.slice(0, 20).map((d, i) => `ERROR [${i + 1}:5] ${d.message}`).join("\n")
       const other = (i: number) => `\n\nLSP errors detected in other files:\n<diagnostics file="o${i}.ts">\nERROR [1:1] broken ${i}\n</diagnostics>`
       assert.strictEqual(
@@ -80,7 +81,7 @@ describe("LSP errors after a file change", () => {
         (yield* call("multiedit", { filePath: "a.ts", edits: [{ oldString: "1", newString: "3" }] })).output,
         "Applied 1 edit to a.ts."
       )
-      assert.deepStrictEqual(clean.touched, ["/ws/n.ts (wait)", "/ws/a.ts (wait)"])
+      assert.deepStrictEqual(clean.touched, ["/ws/n.ts (wait)", "/ws/a.ts", "/ws/a.ts (wait)"])
     }).pipe(Effect.provide(workspace(clean.layer)))
   })
 })
