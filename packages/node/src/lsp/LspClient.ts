@@ -64,7 +64,10 @@ export const start = Effect.fnUntraced(function*(server: Server, root: string, i
   ChildProcessSpawner.ChildProcessSpawner | Scope.Scope
 > {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
-  const launch = server.launch(root)
+  const launch = yield* Effect.try({
+    try: () => server.launch(root),
+    catch: (e) => new Lsp.LspError({ reason: "Failed", message: `cannot start the ${server.id} language server: ${e instanceof Error ? e.message : String(e)}` })
+  })
   const outgoing = yield* Queue.unbounded<Uint8Array>()
   const handle = yield* spawner.spawn(
     ChildProcess.make(launch.command, [...launch.args], {

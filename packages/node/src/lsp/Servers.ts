@@ -1,7 +1,8 @@
 /**
  * The language servers the Node layer knows: which files each one handles, how each file's
  * project root is found, and how the server is started. Each server's program ships as a
- * dependency of this package (from the npm registry), so nothing is downloaded at run time.
+ * dependency of this package (from the npm registry), so nothing is downloaded at run time; the
+ * cli package depends on them too, since its bundle resolves them from its own location.
  */
 import { createRequire } from "node:module"
 import { Effect, FileSystem, Path } from "effect"
@@ -19,7 +20,7 @@ export interface Server {
   readonly languages: Readonly<Record<string, string>>
   /** Files whose nearest directory marks a project root (else the workspace root is used). */
   readonly rootMarkers: ReadonlyArray<string>
-  /** The command that starts the server on stdio for a project root. */
+  /** The command that starts the server on stdio for a project root; throws when its program is not installed. */
   readonly launch: (root: string) => Launch
 }
 
