@@ -44,12 +44,13 @@ const CAPABILITIES = {
  * diagnostics did not change (typescript-language-server skips clean → clean), so: wait for the
  * first publish after the change — for the file itself until `timeout` while the server has never
  * published for it (its project may still be loading), else any publish (the server rechecks its
- * open files together) for at most `settle` (a server that says nothing had nothing new) — then
- * until the server has been quiet for `quiet`; never longer than `timeout` in all.
+ * open files together) for at most half the timeout (a server that says nothing had nothing new)
+ * — then until the server has been quiet for `quiet` (`firstQuiet` after a file's first publish:
+ * the first type check of a project is slow); never longer than `timeout` in all.
  */
 export interface Wait {
-  readonly settle: Duration.Duration
   readonly quiet: Duration.Duration
+  readonly firstQuiet: Duration.Duration
   readonly timeout: Duration.Duration
 }
 
@@ -150,7 +151,7 @@ export const start = Effect.fnUntraced(function*(server: Server, root: string, i
       const start = yield* Clock.currentTimeMillis
       const deadline = start + Duration.toMillis(wait.timeout)
       const firstPublish = !publishedAt.has(file)
-      const settled = firstPublish ? deadline : Math.min(deadline, start + Duration.toMillis(wait.settle))
+      const settled = firstPublish ? deadline : start + Duration.toMillis(wait.timeout) / 2
       const now = Clock.currentTimeMillis
       const heard = () => firstPublish ? (publishedAt.get(file) ?? 0) > since : publishes > since
       while (!heard()) {
@@ -159,7 +160,8 @@ export const start = Effect.fnUntraced(function*(server: Server, root: string, i
       }
       for (;;) {
         const ms = deadline - (yield* now)
-        if (ms <= 0 || !(yield* nextPublish(Math.min(Duration.toMillis(wait.quiet), ms)))) return
+        const quiet = Duration.toMillis(firstPublish ? wait.firstQuiet : wait.quiet)
+        if (ms <= 0 || !(yield* nextPublish(Math.min(quiet, ms)))) return
       }
     })
 

@@ -14,10 +14,10 @@ import * as Uri from "./Uri.ts"
 
 /** How long a touch waits for diagnostics by default. */
 export const DEFAULT_DIAGNOSTICS_TIMEOUT = Duration.seconds(3)
-/** How long a changed file waits for the server to start publishing (see `LspClient.Wait`). */
-export const SETTLE = Duration.millis(1500)
-/** How long a server must stay silent after publishing for its diagnostics to count as complete. */
+/** How long a server must stay silent after publishing for its diagnostics to count as complete (see `LspClient.Wait`). */
 export const QUIET = Duration.millis(300)
+/** The same after a file's first publish, when the project's first type check may still be running. */
+export const FIRST_QUIET = Duration.seconds(1)
 /** How long a server may take to start and answer `initialize`. */
 export const START_TIMEOUT = Duration.seconds(60)
 
@@ -92,7 +92,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
     const synced = yield* sync(absolute).pipe(Effect.option)
     if (synced._tag === "None") return
     const { client, since } = synced.value
-    yield* client.waitForDiagnostics(absolute, since, { settle: SETTLE, quiet: QUIET, timeout })
+    yield* client.waitForDiagnostics(absolute, since, { quiet: QUIET, firstQuiet: FIRST_QUIET, timeout })
   })
 
   const diagnostics = Effect.suspend(() => {
