@@ -45,8 +45,8 @@ const Live = Layer.effect(
   })
 ).pipe(Layer.provide(NodePlatform))
 
-// Listed to this client (forms, no sampling): not task (needs sampling), batch (off) or invalid (hidden).
-const builtinIds = realTools.map((d) => d.id).filter((id) => !["task", "batch", "invalid"].includes(id))
+// Listed to this client (forms, no sampling): not task (needs sampling), batch or lsp (off) or invalid (hidden).
+const builtinIds = realTools.map((d) => d.id).filter((id) => !["task", "batch", "lsp", "invalid"].includes(id))
 
 layer(Live, { timeout: "60 seconds" })("MCP server over stdio", (it) => {
   it.effect("lists every tool with its JSON Schema and annotations; renames and skips what providers reject", () =>

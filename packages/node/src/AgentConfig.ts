@@ -102,8 +102,26 @@ const SkillsConfig = z.strictObject({
 const ExperimentalConfig = z.strictObject({
   batch_tool: z.boolean().optional().describe(
     "Offer the batch tool, which runs up to 25 independent calls concurrently (default false)."
+  ),
+  lsp_tool: z.boolean().optional().describe(
+    "Offer the lsp tool (goToDefinition, findReferences, hover, documentSymbol through the language servers); " +
+      "needs lsp enabled (default false)."
   )
 }).describe("Features that may change.")
+
+const LspConfig = z.union([
+  z.boolean(),
+  z.strictObject({
+    enabled: z.boolean().optional().describe("Run language servers (default true when this object is given)."),
+    diagnosticsTimeout: z.number().int().min(0).max(60_000).optional().describe(
+      "The longest a file change waits for the language server's diagnostics, in milliseconds (default 3000)."
+    )
+  })
+]).describe(
+  "Language servers (typescript-language-server for .ts/.tsx/.js/.jsx/.mjs/.cjs), started per project on first use: " +
+    "after write, edit, multiedit and apply_patch, the errors they report in the changed files (and in up to 5 other " +
+    "files) are appended to the tool's output. true enables them with the defaults (default false)."
+)
 
 const WebFetchConfig = z.strictObject({
   allowPrivateNetwork: z.boolean().optional().describe(
@@ -138,6 +156,7 @@ export const ConfigSchema = z.strictObject({
   apply_patch: ApplyPatchConfig.optional(),
   skills: SkillsConfig.optional(),
   experimental: ExperimentalConfig.optional(),
+  lsp: LspConfig.optional(),
   webfetch: WebFetchConfig.optional(),
   websearch: WebSearchConfig.optional()
 }).meta({ title: "agent-tools configuration", description: "The agent-tools.json file of a workspace." })
@@ -166,8 +185,14 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
 const fail = (file: string | undefined, path: string, reason: string) =>
   new ConfigError({ ...(file === undefined ? {} : { file }), problems: [{ path, reason }] })
 
-// zod's object shapes, walked through optional wrappers, to list the allowed keys of an object.
-const unwrap = (schema: z.ZodType): z.ZodType => schema instanceof z.ZodOptional ? unwrap(schema.unwrap() as z.ZodType) : schema
+// zod's object shapes, walked through optional wrappers and unions (`true` or an object), to list
+// the allowed keys of an object.
+const unwrap = (schema: z.ZodType): z.ZodType =>
+  schema instanceof z.ZodOptional
+    ? unwrap(schema.unwrap() as z.ZodType)
+    : schema instanceof z.ZodUnion
+    ? (schema.options as ReadonlyArray<z.ZodType>).map(unwrap).find((o) => o instanceof z.ZodObject) ?? schema
+    : schema
 
 const knownKeys = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> | undefined => {
   let schema: z.ZodType = ConfigSchema

@@ -6,7 +6,7 @@ import type { PermissionRules } from "@agent-tools/core"
 /**
  * Permission defaults, evaluated before the config's rules (the last matching rule wins, so any
  * config key overrides them). Looking is free, changing asks: read/grep/glob/list, the todo
- * list and loading skills are allowed, except `.env` files; a sub-agent (task) is allowed because
+ * list, loading skills and asking the language servers (lsp) are allowed, except `.env` files; a sub-agent (task) is allowed because
  * each of its own calls is checked; edits, shell commands, paths outside the workspace and
  * anything unknown ask. Spill files stay readable without a prompt: Workspace treats this
  * workspace's spill directory as readable (never writable); other workspaces' spills are outside.
@@ -20,6 +20,7 @@ export const permission: PermissionRules.Config = {
   todoread: "allow",
   todowrite: "allow",
   skill: "allow",
+  lsp: "allow",
   task: "allow",
   edit: "ask",
   bash: "ask",

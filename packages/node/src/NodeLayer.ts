@@ -24,7 +24,7 @@ import {
   Truncate,
   Workspace
 } from "@agent-tools/core"
-import { ApplyPatchConfig, Bash, BatchConfig, builtins, searchTools, Skills, Web } from "@agent-tools/tools"
+import { ApplyPatchConfig, Bash, BatchConfig, builtins, LspToolConfig, searchTools, Skills, Web } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
 import * as AnalysisWorker from "./AnalysisWorker.ts"
 import * as Bubblewrap from "./Bubblewrap.ts"
@@ -192,6 +192,19 @@ const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolReg
   plugins: [...(s.config.tools?.plugins ?? []), ...(extra.plugins ?? [])]
 })
 
+/**
+ * Language servers when the config's `lsp` enables them, else nothing (the tools see the no-op
+ * `Lsp`). The server client is loaded only then: a process without LSP never imports it.
+ */
+const lspLayer = (s: Settings): Layer.Layer<never, never, Platform> => {
+  const lsp = s.config.lsp
+  if (lsp === undefined || lsp === false || (typeof lsp === "object" && lsp.enabled === false)) return Layer.empty
+  const diagnosticsTimeout = typeof lsp === "object" ? lsp.diagnosticsTimeout : undefined
+  return Layer.unwrap(
+    Effect.map(Effect.promise(() => import("./lsp/NodeLsp.ts")), (NodeLsp) => NodeLsp.layer({ root: s.cwd, diagnosticsTimeout }))
+  )
+}
+
 /** The layer for already-loaded settings. */
 export const layerFromSettings = (
   s: Settings,
@@ -229,6 +242,8 @@ export const layerFromSettings = (
     Bubblewrap.layer(s.sandbox),
     Layer.succeed(ApplyPatchConfig, { mode: s.config.apply_patch?.mode ?? "atomic" }),
     Layer.succeed(BatchConfig, { enabled: s.config.experimental?.batch_tool === true }),
+    Layer.succeed(LspToolConfig, { enabled: s.config.experimental?.lsp_tool === true }),
+    lspLayer(s),
     Layer.succeed(Skills.SkillConfig, { directories: s.skillDirectories }),
     // webfetch's client refuses private, link-local and loopback addresses unless allowed.
     WebFetchClient.layer({ allowPrivateNetwork: s.config.webfetch?.allowPrivateNetwork }),

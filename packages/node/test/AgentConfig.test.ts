@@ -89,8 +89,22 @@ describe("AgentConfig.decode", () => {
         `experimental.batch_tool: expected true or false, got "yes"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ experimental: { batch: true } }), [
-        "experimental.batch: unknown key (expected one of batch_tool)"
+        "experimental.batch: unknown key (expected one of batch_tool, lsp_tool)"
       ])
+    }))
+
+  it.effect("lsp is true, false or an object; experimental.lsp_tool is true or false; bad values name the key", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual((yield* AgentConfig.decode({ lsp: true })).lsp, true)
+      const full = { lsp: { enabled: true, diagnosticsTimeout: 5000 }, experimental: { lsp_tool: true } }
+      assert.deepStrictEqual(yield* AgentConfig.decode(full), full)
+      assert.deepStrictEqual(yield* problemsOf({ lsp: { diagnosticsTimeout: "5s" } }), [
+        `lsp.diagnosticsTimeout: expected a number, got "5s"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ lsp: { diagnosticsTimeout: -1 } }), ["lsp.diagnosticsTimeout: expected a number >= 0, got -1"])
+      assert.deepStrictEqual(yield* problemsOf({ lsp: { timeout: 1 } }), ["lsp.timeout: unknown key (expected one of enabled, diagnosticsTimeout)"])
+      assert.deepStrictEqual(yield* problemsOf({ lsp: "yes" }), [`lsp: expected true or false or an object, got "yes"`])
+      assert.deepStrictEqual(yield* problemsOf({ experimental: { lsp_tool: 1 } }), ["experimental.lsp_tool: expected true or false, got 1"])
     }))
 
   it.effect("webfetch.allowPrivateNetwork is true or false", () =>
@@ -131,7 +145,7 @@ describe("AgentConfig.decode", () => {
   it.effect("rejects unknown keys at every level, listing the known ones", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* problemsOf({ permissions: {} }), [
-        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, webfetch, websearch)"
+        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, lsp, webfetch, websearch)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { lines: 10 } }), [
         "truncation.lines: unknown key (expected one of maxLines, maxBytes, direction, strategy, tools)"
@@ -165,7 +179,7 @@ describe("AgentConfig.decode", () => {
       assert.strictEqual(
         error.message,
         `/ws/agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"\n` +
-          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, webfetch, websearch)"
+          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, lsp, webfetch, websearch)"
       )
       const json = yield* Effect.flip(AgentConfig.decodeText(`{"truncation": }`, "/ws/agent-tools.json"))
       assert.match(json.message, /^\/ws\/agent-tools\.json: invalid JSON: /)
@@ -217,7 +231,7 @@ describe("agent-tools.schema.json", () => {
 
   it("is a closed object schema with the contract's keys", () => {
     const schema = JSON.parse(readFileSync(file, "utf8")) as { properties: Record<string, unknown>; additionalProperties: boolean }
-    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch", "skills", "experimental", "webfetch", "websearch"])
+    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch", "skills", "experimental", "lsp", "webfetch", "websearch"])
     assert.isFalse(schema.additionalProperties)
   })
 })

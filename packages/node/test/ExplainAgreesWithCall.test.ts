@@ -100,10 +100,11 @@ const cases = (d: Dirs): ReadonlyArray<Case> => [
   { tool: "skill", args: { name: "asked" }, expect: "ask" },
   { tool: "skill", args: { name: "missing" }, expect: "error" },
   { tool: "invalid", args: { tool: "x", error: "y" }, expect: "allow" },
-  // Not offered here (no question responder, no sub-agent runner, batch off): both fail alike.
+  // Not offered here (no question responder, no sub-agent runner, batch and lsp off): both fail alike.
   { tool: "question", args: { questions: [{ question: "q?", header: "h", options: [] }] }, expect: "error" },
   { tool: "task", args: { description: "d", prompt: "p", subagent_type: "general" }, expect: "error" },
   { tool: "batch", args: { tool_calls: [{ tool: "read", parameters: { filePath: "a.txt" } }] }, expect: "error" },
+  { tool: "lsp", args: { operation: "hover", filePath: "a.ts", line: 1, character: 1 }, expect: "error" },
   // webfetch (loopback URLs: the address policy refuses them after the permission check, offline)
   { tool: "webfetch", args: { url: "http://127.0.0.1:1/allowed/page" }, expect: "allow" },
   { tool: "webfetch", args: { url: "http://127.0.0.1:1/other" }, expect: "ask" },

@@ -1,8 +1,8 @@
 /**
  * The built-in tool definitions, in the order they are offered to the model
- * (the order of the design's tool contract, then skill and the hidden invalid). A runtime builds
- * them all with `ToolRegistry.layer(builtins, options)`; question, task and batch are offered
- * only where a responder, a sub-agent runner and the batch flag make them usable.
+ * (the order of the design's tool contract, then skill, lsp and the hidden invalid). A runtime builds
+ * them all with `ToolRegistry.layer(builtins, options)`; question, task, batch and lsp are offered
+ * only where a responder, a sub-agent runner, the batch flag and the lsp flag with language servers make them usable.
  */
 import type { Tool } from "@agent-tools/core"
 import { BatchTool } from "./agent/batch.ts"
@@ -14,6 +14,7 @@ import { EditTool } from "./file/edit.ts"
 import { MultiEditTool } from "./file/multiedit.ts"
 import { ReadTool } from "./file/read.ts"
 import { WriteTool } from "./file/write.ts"
+import { LspTool } from "./lsp/tool.ts"
 import { ApplyPatchTool } from "./patch/tool.ts"
 import { GlobTool } from "./search/glob.ts"
 import { GrepTool } from "./search/grep.ts"
@@ -44,6 +45,7 @@ export type Requirements = RequirementsOf<
   | typeof TaskTool
   | typeof BatchTool
   | typeof SkillTool
+  | typeof LspTool
   | typeof InvalidTool
 >
 
@@ -64,6 +66,7 @@ export const builtins: ReadonlyArray<Tool.Definition<string, any, Requirements>>
   TaskTool,
   BatchTool,
   SkillTool,
+  LspTool,
   InvalidTool
 ]
 

@@ -10,6 +10,7 @@ import { Events, Tool } from "@agent-tools/core"
 import { type Call, type Changed, type ChangedBytes, callRequests, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
 import { editBytes } from "./editBytes.ts"
 import { EDIT } from "./descriptions.ts"
+import { diagnosticsAfterChange, THIS_FILE } from "./diagnostics.ts"
 import { applyEdit, type EditOutcome } from "./editText.ts"
 import { describe, formatRange, matchedNote } from "./replacers/messages.ts"
 import type { LineRange, StrategyName } from "./replacers/index.ts"
@@ -158,9 +159,10 @@ export const EditTool = Tool.define(
           : `Edit applied successfully${
             report.replacements > 1 ? ` (${report.replacements} replacements)` : ""
           }.${matchedNote(report.strategy, report.matches, report.reindented, report.lineNumbersStripped)}`
+        const errors = yield* diagnosticsAfterChange([result], THIS_FILE)
         return {
           title: result.shown,
-          output,
+          output: output + errors,
           metadata: {
             ...result.metadata,
             ...(report.matches.length > 0 ? { matchedLines: report.matches.map(formatRange).join(", ") } : {}),

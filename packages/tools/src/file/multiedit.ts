@@ -8,6 +8,7 @@ import { Events, Tool } from "@agent-tools/core"
 import type { Services } from "./common.ts"
 import { callRequests, fail } from "./common.ts"
 import { MULTIEDIT } from "./descriptions.ts"
+import { diagnosticsAfterChange, THIS_FILE } from "./diagnostics.ts"
 import { runEdits } from "./edit.ts"
 import { formatRange, matchedNote } from "./replacers/messages.ts"
 
@@ -50,9 +51,10 @@ export const MultiEditTool = Tool.define(
           const note = matchedNote(r.strategy, r.matches, r.reindented, r.lineNumbersStripped)
           return note === "" ? [] : [`${i + 1}.${note}`]
         })
+        const errors = yield* diagnosticsAfterChange([result], THIS_FILE)
         return {
           title: result.shown,
-          output: `Applied ${n} edit${n === 1 ? "" : "s"} to ${result.shown}.` + (notes.length > 0 ? `\n${notes.join("\n")}` : ""),
+          output: `Applied ${n} edit${n === 1 ? "" : "s"} to ${result.shown}.` + (notes.length > 0 ? `\n${notes.join("\n")}` : "") + errors,
           metadata: {
             ...result.metadata,
             results: result.reports.map((r) => ({

@@ -1,6 +1,7 @@
 /**
  * read: a page of a text file with line numbers, a directory listing, or an image/PDF attachment.
  * Truncates itself (`metadata.truncated`), records text reads in FileTime (write/edit need them),
+ * hands a file read to the language servers (in the background) when they run,
  * and pages spills without an outside-directory prompt: a file store's spills are files that
  * Workspace marks as spills (its `spillDirectories`), and a non-file store's (`memory://`, S3 …)
  * are read through `SpillStorage.read`.
@@ -8,7 +9,7 @@
 import { Effect, FileSystem, Path, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { z } from "zod"
-import { FileTime, SpillStorage, Tool, Truncate } from "@agent-tools/core"
+import { FileTime, Lsp, SpillStorage, Tool, Truncate } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
 import { displayPath, fail, notFoundMessage, type Services, similarNames } from "./common.ts"
 import { MAX_READ_BYTES, READ, READ_LIMIT } from "./descriptions.ts"
@@ -207,8 +208,13 @@ export const ReadTool = Tool.define(
             return yield* listDirectory(resolved.real, shown, pager)
           case "Other":
             return yield* fail("read", `Cannot read ${shown}: not a regular file or directory`)
-          case "File":
+          case "File": {
+            // The language server gets the file in the background (it warms up for later edits,
+            // and the file's errors count among "other files" after them).
+            const lsp = yield* Lsp.Lsp
+            if (lsp.enabled) yield* lsp.touchFile(resolved.real, false)
             return yield* readFile(ctx, resolved.real, shown, entry.size, pager)
+          }
         }
       }, Effect.provideContext(services))
     }

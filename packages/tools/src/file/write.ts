@@ -9,6 +9,7 @@ import { z } from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import { callRequests, type Services, transaction } from "./common.ts"
 import { WRITE } from "./descriptions.ts"
+import { diagnosticsAfterChange, THIS_FILE } from "./diagnostics.ts"
 import { type Decoded, eolStats, encodingLabel, withEol } from "./text.ts"
 
 const UTF8: Pick<Decoded, "encoding" | "bom"> = { encoding: "utf-8", bom: false }
@@ -49,11 +50,12 @@ export const WriteTool = Tool.define(
         yield* events.publish({ _tag: "FileEdited", path: done.real, tool: "write", sessionID: ctx.sessionID })
         const notes = done.result
         const diff = done.diff
+        const errors = yield* diagnosticsAfterChange([done], THIS_FILE)
         return {
           title: done.shown,
           output: `${done.created ? "Created" : "Wrote"} ${done.shown} (+${diff.additions} −${diff.deletions} lines${
             notes.length > 0 ? `; ${notes.join(", ")}` : ""
-          }).`,
+          }).${errors}`,
           metadata: {
             filepath: done.real,
             exists: !done.created,

@@ -11,6 +11,7 @@ import { z } from "zod"
 import { Events, FileTime, Tool } from "@agent-tools/core"
 import { externalRequest, locate } from "../shared/access.ts"
 import { displayPath, type Services } from "../file/common.ts"
+import { BY_PATH, diagnosticsAfterChange } from "../file/diagnostics.ts"
 import { unifiedDiff } from "../file/diff.ts"
 import { describeFsError } from "../file/files.ts"
 import { decode, isBinary } from "../file/text.ts"
@@ -135,13 +136,17 @@ export const ApplyPatchTool = Tool.define(
         if (failure !== undefined) {
           return yield* fail(`${where}\nThe hunks before it were applied (sequential mode):\n${list}`)
         }
-        return {
+        const result: Tool.Result = {
           title: list.split("\n").join(", "),
           output: `Success. Updated the following files:\n${list}`,
           metadata: { diff, files, mode: semantics }
         }
+        return { result, written: changed.filter((s) => s.current !== null) }
       })
-      return yield* locked.reduce<typeof run>((inner, real) => fileTime.withLock(real, inner), run)
+      const { result, written } = yield* locked.reduce<typeof run>((inner, real) => fileTime.withLock(real, inner), run)
+      // Waited on after the locks are released: other calls need not wait for the language server.
+      const errors = yield* diagnosticsAfterChange(written, BY_PATH)
+      return errors === "" ? result : { ...result, output: result.output + errors }
     }, Effect.provideContext(services))
 
     return {

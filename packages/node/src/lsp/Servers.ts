@@ -1,0 +1,83 @@
+/**
+ * The language servers the Node layer knows: which files each one handles, how each file's
+ * project root is found, and how the server is started. Each server's program ships as a
+ * dependency of this package (from the npm registry), so nothing is downloaded at run time; the
+ * cli package depends on them too, since its bundle resolves them from its own location.
+ */
+import { createRequire } from "node:module"
+import { Effect, FileSystem, Path } from "effect"
+
+export interface Launch {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly initializationOptions?: unknown
+}
+
+export interface Server {
+  /** Names the server in messages and in the config's `lsp.servers` (e.g. "typescript"). */
+  readonly id: string
+  /** File extensions it handles, with the dot, mapped to the LSP language id. */
+  readonly languages: Readonly<Record<string, string>>
+  /** Files whose nearest directory marks a project root (else the workspace root is used). */
+  readonly rootMarkers: ReadonlyArray<string>
+  /** The command that starts the server on stdio for a project root; throws when its program is not installed. */
+  readonly launch: (root: string) => Launch
+}
+
+const require = createRequire(import.meta.url)
+
+/**
+ * typescript-language-server on tsserver. The server itself prefers the project's own
+ * `typescript` (node_modules/typescript in the root) when it is one with a tsserver; otherwise
+ * the TypeScript this package depends on is used (`fallbackPath`).
+ */
+export const typescript: Server = {
+  id: "typescript",
+  languages: {
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "typescriptreact",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascriptreact"
+  },
+  rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
+  launch: () => ({
+    command: process.execPath,
+    args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
+    initializationOptions: {
+      tsserver: { fallbackPath: require.resolve("typescript/lib/tsserver.js") },
+      // No type acquisition: it would download @types packages in the background.
+      disableAutomaticTypingAcquisition: true
+    }
+  })
+}
+
+export const all: ReadonlyArray<Server> = [typescript]
+
+/** The server for a file, by its extension. */
+export const forFile = (servers: ReadonlyArray<Server>, file: string, path: Path.Path): Server | undefined => {
+  const ext = path.extname(file).toLowerCase()
+  return servers.find((s) => s.languages[ext] !== undefined)
+}
+
+/**
+ * The file's project root: the nearest directory, from the file's up to the workspace root, that
+ * holds one of the server's markers; the workspace root when none does.
+ */
+export const rootOf = Effect.fnUntraced(function*(server: Server, file: string, workspace: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  let dir = path.dirname(file)
+  for (;;) {
+    for (const marker of server.rootMarkers) {
+      if (yield* fs.exists(path.join(dir, marker)).pipe(Effect.orElseSucceed(() => false))) return dir
+    }
+    if (dir === workspace) return workspace
+    const parent = path.dirname(dir)
+    if (parent === dir) return workspace
+    dir = parent
+  }
+})
