@@ -4,6 +4,7 @@
  * a deny refuses with no prompt, all asks are one prompt) → run → after hooks → truncate, with events.
  */
 import { Clock, Context, Effect, FileSystem, Layer, Option, Path, Schema } from "effect"
+import type { Scope } from "effect"
 import * as Events from "./Events.ts"
 import type * as Hooks from "./Hooks.ts"
 import { runAfter, runBefore } from "./Hooks.ts"
@@ -12,6 +13,8 @@ import * as Permission from "./Permission.ts"
 import * as PermissionRules from "./PermissionRules.ts"
 import * as Tool from "./Tool.ts"
 import * as ToolLoader from "./ToolLoader.ts"
+import type { ToolSource } from "./ToolSource.ts"
+import * as ToolSources from "./ToolSources.ts"
 import * as Truncate from "./Truncate.ts"
 import * as Workspace from "./Workspace.ts"
 
@@ -78,9 +81,16 @@ export class ToolRegistry extends Context.Service<ToolRegistry, {
   /** Adds a built tool, replacing any tool with the same id. */
   readonly register: (tool: Tool.Built) => Effect.Effect<void>
   readonly unregister: (id: string) => Effect.Effect<boolean>
+  /** The ids of the tools registered now (a source's tools count once it has loaded). */
   readonly ids: Effect.Effect<ReadonlyArray<string>>
+  /** A tool by id; an id a source claims loads that source first. */
   readonly get: (id: string) => Effect.Effect<Option.Option<Tool.Built>>
-  /** The tools offered to one agent on one model. */
+  /**
+   * Adds a source of tools that loads when its tools are needed (each listing, a call of an id it
+   * claims); removed with its tools when the scope closes.
+   */
+  readonly addSource: (source: ToolSource) => Effect.Effect<void, never, Scope.Scope>
+  /** The tools offered to one agent on one model (every source loaded first). */
   readonly tools: (query?: ToolsQuery) => Effect.Effect<ReadonlyArray<Tool.Built>>
   /**
    * The one call pipeline, used by every entry point (CLI, MCP, AI SDK, effect/ai): lookup →
@@ -238,9 +248,24 @@ export const make = Effect.fnUntraced(function*<R>(
     )
   }
 
+  // Tools of outside sources (MCP servers), registered and unregistered as the sources load.
+  const sources = ToolSources.make(tools, () => hints.clear())
+  // Models often capitalise tool names: accept a case-insensitive match when it is unique.
+  const find = (id: string) => tools.get(id) ?? [...tools.values()].find((t) => t.id.toLowerCase() === id.toLowerCase())
+  // An id no tool has yet may belong to a source that has not loaded.
   const lookup = (id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
-    // Models often capitalise tool names: accept a case-insensitive match when it is unique.
-    const tool = tools.get(id) ?? [...tools.values()].find((t) => t.id.toLowerCase() === id.toLowerCase())
+    const tool = find(id)
+    if (tool !== undefined || !sources.claimed(id)) return check(tool, id, agent)
+    return Effect.flatMap(sources.load(id), (failures) => {
+      const loaded = find(id)
+      // The source that would hold it could not load: say why rather than "unknown tool".
+      return loaded === undefined && failures.length > 0
+        ? Effect.fail(new ToolUnavailableError({ tool: id, agent, reason: failures.map((f) => f.message).join("; ") }))
+        : check(loaded, id, agent)
+    })
+  }
+
+  const check = (tool: Tool.Built | undefined, id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
     if (tool === undefined) {
       return Effect.flatMap(available({ agent }), (list) => Effect.fail(new UnknownToolError({ tool: id, available: list.map((t) => t.id) })))
     }
@@ -323,8 +348,14 @@ export const make = Effect.fnUntraced(function*<R>(
       return tools.delete(id)
     }),
     ids: Effect.sync(() => [...tools.keys()]),
-    get: (id) => Effect.sync(() => Option.fromUndefinedOr(tools.get(id))),
+    get: (id) =>
+      Effect.map(
+        tools.has(id) || !sources.claimed(id) ? Effect.void : sources.load(id),
+        () => Option.fromUndefinedOr(tools.get(id))
+      ),
+    addSource: sources.add,
     tools: Effect.fn("ToolRegistry.tools")(function*(query?: ToolsQuery) {
+      yield* sources.loadAll
       return yield* available(query)
     }),
     execute,

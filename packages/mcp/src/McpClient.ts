@@ -1,40 +1,17 @@
 /**
- * Tools of other MCP servers, added to a registry: each remote tool becomes a registry tool named
- * `<server>_<tool>` (provider-safe), with the server's JSON Schema (minus `$schema`),
- * its hints as annotations, a per-call timeout that progress resets, images and blobs as
+ * The tools of another MCP server as registry tools: each remote tool becomes a tool named
+ * `<server>_<tool>` (provider-safe, at most 64 characters, a stable hash when cut), with the
+ * server's JSON Schema (minus `$schema`), its hints as annotations, images and blobs as
  * attachments rather than base64 text, and the registry's truncation like any other tool.
- * Each call first asks the permission named after the tool (pattern `*`), so rules such as
- * `"github_create_issue": "allow"` decide, and unknown third-party tools default to asking.
+ * Each call asks the permission named after the tool (pattern `*`), so rules such as
+ * `"github_create_issue": "allow"` or `"github_*": "ask"` decide, and unknown third-party tools
+ * default to asking.
  */
-import { Duration, Effect, Layer, Schema } from "effect"
-import type { Scope } from "effect"
-import { Tool, ToolRegistry } from "@agent-tools/core"
-import type { Truncate } from "@agent-tools/core"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { Effect } from "effect"
+import { Tool, ToolNames } from "@agent-tools/core"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
-import { ToolNames } from "@agent-tools/core"
-
-export interface ServerConfig {
-  /** Prefix of the tool ids (`<name>_<tool>`). */
-  readonly name: string
-  readonly command: string
-  readonly args?: ReadonlyArray<string> | undefined
-  readonly env?: Record<string, string> | undefined
-  readonly cwd?: string | undefined
-  /** The server's stderr: ours (default) or dropped. */
-  readonly stderr?: "inherit" | "ignore" | undefined
-  /** Per-call timeout, reset by progress notifications (default 5 minutes). */
-  readonly timeout?: Duration.Input | undefined
-}
-
-export class McpClientError extends Schema.TaggedError<McpClientError>()("McpClientError", {
-  server: Schema.String,
-  message: Schema.String,
-  cause: Schema.optional(Schema.Defect())
-}) {}
+import type { Connection } from "./client/Connection.ts"
 
 const Arguments = z.record(z.string(), z.unknown())
 
@@ -66,36 +43,26 @@ export const toResult = (tool: string, result: CallToolResult): Tool.Result => {
   }
 }
 
-const definitionFor = (client: Client, server: ServerConfig, remote: McpTool, id: string) => {
-  const timeout = Duration.toMillis(Duration.fromInputUnsafe(server.timeout ?? "5 minutes"))
+/** The registry tool for one remote tool of a connected server. */
+export const definitionFor = (connection: Connection, remote: McpTool, id: string) => {
   // One permission per remote tool, named after the tool: its rules allow, ask or deny it whole.
   const requests: ReadonlyArray<Tool.AskInput> = [
-    { permission: id, patterns: ["*"], metadata: { server: server.name, tool: remote.name } }
+    { permission: id, patterns: ["*"], metadata: { server: connection.server, tool: remote.name } }
   ]
   return Tool.define(id, {
-    description: remote.description ?? remote.title ?? `${remote.name} (MCP server ${server.name})`,
+    description: remote.description ?? remote.title ?? `${remote.name} (MCP server ${connection.server})`,
     parameters: Arguments,
-    annotations: { readOnly: remote.annotations?.readOnlyHint, destructive: remote.annotations?.destructiveHint },
+    annotations: {
+      readOnly: remote.annotations?.readOnlyHint,
+      destructive: remote.annotations?.destructiveHint,
+      openWorld: remote.annotations?.openWorldHint
+    },
     requests: () => Effect.succeed(requests),
     execute: (args, ctx) =>
       Effect.gen(function*() {
-        yield* ctx.askAll(requests)
-        const result = yield* Effect.tryPromise({
-          try: (signal) =>
-            client.callTool({ name: remote.name, arguments: args }, undefined, {
-              signal: AbortSignal.any([signal, ctx.abort]),
-              timeout,
-              resetTimeoutOnProgress: true
-            }) as Promise<CallToolResult>,
-          catch: (cause) =>
-            new Tool.ToolError({
-              tool: id,
-              message: `MCP server "${server.name}" failed on ${remote.name}: ${
-                cause instanceof Error ? cause.message : String(cause)
-              }`,
-              cause
-            })
-        })
+        const result = yield* connection.call(remote.name, args, ctx.abort).pipe(
+          Effect.mapError((e) => new Tool.ToolError({ tool: id, message: e.message }))
+        )
         const mapped = toResult(remote.name, result)
         if (result.isError === true) return yield* new Tool.ToolError({ tool: id, message: mapped.output })
         return mapped
@@ -103,65 +70,27 @@ const definitionFor = (client: Client, server: ServerConfig, remote: McpTool, id
   })
 }
 
-/** Connects a client on `transport`; closed with the scope. */
-export const connect = Effect.fn("McpClient.connect")(function*(server: ServerConfig, transport: Transport) {
-  const client = new Client({ name: "agent-tools", version: "0.1.0" })
-  yield* Effect.acquireRelease(
-    Effect.tryPromise({
-      try: () => client.connect(transport),
-      catch: (cause) => new McpClientError({ server: server.name, message: `could not connect: ${String(cause)}`, cause })
-    }),
-    () => Effect.promise(() => client.close())
-  )
-  return client
-})
+/**
+ * The registry ids of a server's tools: `<prefix>_<tool>`, provider-safe and unique, the same
+ * names for the same tools on every run.
+ */
+export const idsOf = (prefix: string, names: ReadonlyArray<string>): ReadonlyMap<string, string> => {
+  const assigned = ToolNames.assign(names.map((name) => `${prefix}_${name}`))
+  return new Map(names.map((name) => [name, assigned.toName.get(`${prefix}_${name}`)!]))
+}
 
-/** The remote tools of one connected server as built registry tools (its schema kept as is). */
-export const toolsOf = Effect.fn("McpClient.toolsOf")(function*(client: Client, server: ServerConfig) {
-  const { tools } = yield* Effect.tryPromise({
-    try: () => client.listTools(),
-    catch: (cause) => new McpClientError({ server: server.name, message: `tools/list failed: ${String(cause)}`, cause })
-  })
-  const names = ToolNames.assign(tools.map((t) => `${server.name}_${t.name}`))
+/** The remote tools of one server as built registry tools (their schemas kept as they are). */
+export const toolsOf = Effect.fn("McpClient.toolsOf")(function*(
+  connection: Connection,
+  prefix: string,
+  remotes: ReadonlyArray<McpTool>
+) {
+  const ids = idsOf(prefix, remotes.map((t) => t.name))
   const built: Array<Tool.Built> = []
-  for (const remote of tools) {
-    const id = names.toName.get(`${server.name}_${remote.name}`)!
-    const tool = yield* Tool.build(definitionFor(client, server, remote, id))
+  for (const remote of remotes) {
+    const tool = yield* Tool.build(definitionFor(connection, remote, ids.get(remote.name)!))
     const { $schema: _ignored, ...schema } = remote.inputSchema as Record<string, unknown>
     built.push({ ...tool, jsonSchema: schema })
   }
   return built
 })
-
-/**
- * Adds the tools of every server to the registry in context for the life of the scope: spawned
- * over stdio, unregistered and closed when the scope closes. Returns the registered ids.
- */
-export const register = Effect.fn("McpClient.register")(function*(
-  servers: ReadonlyArray<ServerConfig>
-): Effect.fn.Return<ReadonlyArray<string>, McpClientError, ToolRegistry.ToolRegistry | Truncate.Truncate | Scope.Scope> {
-  const registry = yield* ToolRegistry.ToolRegistry
-  const ids: Array<string> = []
-  for (const server of servers) {
-    const transport = new StdioClientTransport({
-      command: server.command,
-      args: [...(server.args ?? [])],
-      ...(server.env === undefined ? {} : { env: server.env }),
-      ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-      stderr: server.stderr ?? "inherit"
-    })
-    const client = yield* connect(server, transport)
-    for (const tool of yield* toolsOf(client, server)) {
-      yield* registry.register(tool)
-      yield* Effect.addFinalizer(() => registry.unregister(tool.id))
-      ids.push(tool.id)
-    }
-  }
-  return ids
-})
-
-/** `register` as a layer over a registry: the servers live as long as the layer. */
-export const layer = (
-  servers: ReadonlyArray<ServerConfig>
-): Layer.Layer<never, McpClientError, ToolRegistry.ToolRegistry | Truncate.Truncate> =>
-  Layer.effectDiscard(register(servers))

@@ -145,6 +145,46 @@ const WebSearchConfig = z.strictObject({
   }
 }).describe("The websearch and codesearch tools (Exa search over its MCP endpoint).")
 
+const McpTimeout = z.union([
+  z.number().int().min(1).describe("Milliseconds to start the server (spawn or connect, handshake, tools/list)."),
+  z.strictObject({
+    startup: z.number().int().min(1).optional().describe(
+      "Milliseconds to start the server: spawn or connect, the handshake and tools/list (default 30000)."
+    ),
+    request: z.number().int().min(1).optional().describe(
+      "Milliseconds each call may take, restarted by the call's progress notifications (default 300000); the call is " +
+        "cancelled on the server when it runs out."
+    )
+  })
+]).describe("Timeouts: a number bounds start-up; an object sets start-up and each call separately.")
+
+const mcpCommon = {
+  enabled: z.boolean().optional().describe("false: keep the server configured but never start it (default true)."),
+  timeout: McpTimeout.optional()
+}
+
+const McpServerConfig = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("local"),
+    command: z.array(z.string().min(1)).min(1).describe("The program and its arguments, e.g. [\"npx\", \"-y\", \"some-mcp-server\"]."),
+    environment: z.record(z.string(), z.string()).optional().describe("Variables added to the environment the server inherits."),
+    cwd: z.string().min(1).optional().describe("The server's working directory, relative to the workspace root (default: the root)."),
+    ...mcpCommon
+  }).describe("A server this process starts and speaks to over stdio."),
+  z.strictObject({
+    type: z.literal("remote"),
+    url: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).describe("The server's streamable HTTP endpoint."),
+    headers: z.record(z.string(), z.string()).optional().describe("Sent with every request, e.g. Authorization."),
+    ...mcpCommon
+  }).describe("A server reached over streamable HTTP.")
+], { error: "local | remote" })
+
+const McpConfig = z.record(z.string().min(1), McpServerConfig).describe(
+  "MCP servers whose tools join the registry as <server>_<tool> (provider-safe, at most 64 characters), asked as " +
+    "the permission of that name (\"myserver_*\": \"allow\") and truncated like every tool. A server starts when its " +
+    "tools are first listed or called; one that fails is reported and left out, one that exits is restarted with back-off."
+)
+
 /** The config file's schema. */
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors."),
@@ -158,7 +198,8 @@ export const ConfigSchema = z.strictObject({
   experimental: ExperimentalConfig.optional(),
   lsp: LspConfig.optional(),
   webfetch: WebFetchConfig.optional(),
-  websearch: WebSearchConfig.optional()
+  websearch: WebSearchConfig.optional(),
+  mcp: McpConfig.optional()
 }).meta({ title: "agent-tools configuration", description: "The agent-tools.json file of a workspace." })
 
 export type AgentConfig = z.output<typeof ConfigSchema>

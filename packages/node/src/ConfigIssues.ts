@@ -76,6 +76,11 @@ const leaves = (issue: Issue, prefix: ReadonlyArray<Key>): ReadonlyArray<Leaf> =
     return issue.keys.map((key) => ({ path: [...path, key], expected: "", input: undefined, unknownKey: true }))
   }
   if (issue.code !== "invalid_union") return [{ path, expected: expectation(issue), input: issue.input }]
+  // A discriminated union whose tag matched no option: zod tries no branch, its message lists the tags.
+  if (issue.errors.length === 0 && typeof issue.discriminator === "string") {
+    const tag = issue.input !== null && typeof issue.input === "object" ? (issue.input as Record<string, unknown>)[issue.discriminator] : issue.input
+    return [{ path, expected: issue.message, input: tag }]
+  }
   const branches = issue.errors.map((branch) => branch.flatMap((i) => leaves(i, path)))
   const depth = (ls: ReadonlyArray<Leaf>) => Math.max(0, ...ls.map((l) => l.path.length))
   // A branch that got further into the value is the one the user meant: report its problem.

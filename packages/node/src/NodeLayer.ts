@@ -20,6 +20,7 @@ import {
   SubagentRunner,
   TodoStore,
   Tool,
+  ToolNames,
   ToolRegistry,
   Truncate,
   Workspace
@@ -33,6 +34,7 @@ import * as NodeStat from "./NodeStat.ts"
 import * as DataDir from "./DataDir.ts"
 import * as Defaults from "./Defaults.ts"
 import * as WebFetchClient from "./WebFetchClient.ts"
+import type { ServerConfig as McpServerConfig } from "@agent-tools/mcp/client"
 
 export interface Options {
   /** The workspace root. */
@@ -95,6 +97,8 @@ export interface Settings {
   readonly skillDirectories: ReadonlyArray<string>
   /** The Exa endpoint and key when websearch is enabled (websearch and codesearch are offered then). */
   readonly search: Web.ExaSettings | undefined
+  /** The enabled MCP servers by name, local servers' `cwd` absolute. */
+  readonly mcp: Record<string, McpServerConfig.ServerConfig>
 }
 
 export class NodeSettings extends Context.Service<NodeSettings, Settings>()("@agent-tools/node/Settings") {}
@@ -145,6 +149,11 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     platform
   }
   const search = yield* searchSettings(config, file)
+  const mcp: Record<string, McpServerConfig.ServerConfig> = {}
+  for (const [name, server] of Object.entries(config.mcp ?? {})) {
+    if (server.enabled === false) continue
+    mcp[name] = server.type === "local" && server.cwd !== undefined ? { ...server, cwd: path.resolve(cwd, server.cwd) } : server
+  }
   return {
     cwd,
     file,
@@ -156,7 +165,8 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     platform,
     sandbox,
     skillDirectories: absolute(config.skills?.directories ?? Skills.DEFAULT_DIRECTORIES)!,
-    search
+    search,
+    mcp
   } satisfies Settings
 })
 
@@ -269,14 +279,28 @@ export const layerFromSettings = (
       return built
     })
   ).pipe(Layer.provide(registry))
-  return checked.pipe(Layer.provideMerge(services))
+  return withMcpServers(s, checked.pipe(Layer.provideMerge(services)))
 }
 
-/** Fails with the config path of each `tools.disabled` entry that names no tool, listing the known ids. */
+/**
+ * The configured MCP servers as tool sources of the registry (started when their tools are first
+ * listed or called). The client module is loaded only when servers are configured.
+ */
+const withMcpServers = <E, R>(s: Settings, layer: Layer.Layer<Services, E, R>): Layer.Layer<Services, E, R> =>
+  Object.keys(s.mcp).length === 0 ? layer : Layer.effectDiscard(Effect.gen(function*() {
+    const { McpServers } = yield* Effect.promise(() => import("@agent-tools/mcp/client"))
+    yield* McpServers.register(s.mcp, { cwd: s.cwd })
+  })).pipe(Layer.provideMerge(layer))
+
+/**
+ * Fails with the config path of each `tools.disabled` entry that names no tool, listing the known
+ * ids. An MCP server's tools are not known before it starts: an id with a server's prefix passes.
+ */
 const checkDisabled = (s: Settings, ids: ReadonlyArray<string>) => {
   const known = new Set(ids)
+  const mcpPrefixes = [...ToolNames.assign(Object.keys(s.mcp)).toName.values()].map((prefix) => `${prefix}_`)
   const problems = (s.config.tools?.disabled ?? []).flatMap((id, i) =>
-    known.has(id)
+    known.has(id) || mcpPrefixes.some((prefix) => id.startsWith(prefix))
       ? []
       : [{ path: `tools.disabled[${i}]`, reason: `unknown tool id ${JSON.stringify(id)} (known: ${[...known].toSorted().join(", ")})` }]
   )

@@ -142,10 +142,33 @@ describe("AgentConfig.decode", () => {
       ])
     }))
 
+  it.effect("mcp: accepts local and remote servers and names the key of a bad one", () =>
+    Effect.gen(function*() {
+      const good: AgentConfig.Input = {
+        mcp: {
+          files: { type: "local", command: ["npx", "-y", "files-mcp"], environment: { A: "1" }, cwd: "tools", timeout: 5000 },
+          docs: { type: "remote", url: "https://example.com/mcp", headers: { Authorization: "Bearer x" }, enabled: false, timeout: { request: 1000 } }
+        }
+      }
+      assert.deepStrictEqual(yield* AgentConfig.decode(good), good)
+      const cases: ReadonlyArray<[unknown, string]> = [
+        [{ files: { type: "local", command: [] } }, "mcp.files.command: expected at least 1 item(s), got []"],
+        [{ files: { type: "stdio", command: ["x"] } }, `mcp.files.type: expected local | remote, got "stdio"`],
+        [{ files: { command: ["x"] } }, "mcp.files.type: expected local | remote, got nothing"],
+        [{ docs: { type: "remote", url: "ftp://x" } }, `mcp.docs.url: expected an http:// or https:// URL, got "ftp://x"`],
+        [{ docs: { type: "remote", url: "https://x", command: ["x"] } }, "mcp.docs.command: unknown key"],
+        [{ files: { type: "local", command: ["x"], timeout: -1 } }, "mcp.files.timeout: expected a number >= 1, got -1"],
+        [{ files: { type: "local", command: ["x"], timeout: { start: 1 } } }, "mcp.files.timeout.start: unknown key"],
+        [{ files: { type: "local", command: ["x"], enabled: "yes" } }, `mcp.files.enabled: expected true or false, got "yes"`],
+        [[], "mcp: expected an object, got []"]
+      ]
+      for (const [mcp, problem] of cases) assert.deepStrictEqual(yield* problemsOf({ mcp }), [problem])
+    }))
+
   it.effect("rejects unknown keys at every level, listing the known ones", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* problemsOf({ permissions: {} }), [
-        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, lsp, webfetch, websearch)"
+        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, lsp, webfetch, websearch, mcp)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { lines: 10 } }), [
         "truncation.lines: unknown key (expected one of maxLines, maxBytes, direction, strategy, tools)"
@@ -179,7 +202,7 @@ describe("AgentConfig.decode", () => {
       assert.strictEqual(
         error.message,
         `/ws/agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"\n` +
-          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, lsp, webfetch, websearch)"
+          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, lsp, webfetch, websearch, mcp)"
       )
       const json = yield* Effect.flip(AgentConfig.decodeText(`{"truncation": }`, "/ws/agent-tools.json"))
       assert.match(json.message, /^\/ws\/agent-tools\.json: invalid JSON: /)
@@ -231,7 +254,7 @@ describe("agent-tools.schema.json", () => {
 
   it("is a closed object schema with the contract's keys", () => {
     const schema = JSON.parse(readFileSync(file, "utf8")) as { properties: Record<string, unknown>; additionalProperties: boolean }
-    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch", "skills", "experimental", "lsp", "webfetch", "websearch"])
+    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch", "skills", "experimental", "lsp", "webfetch", "websearch", "mcp"])
     assert.isFalse(schema.additionalProperties)
   })
 })

@@ -1,0 +1,85 @@
+/**
+ * The registry's bookkeeping of its tool sources: which registered ids came from which source, and
+ * loading sources (in parallel) into the registry's tool map, in the order the sources were added
+ * so that listings stay stable however the loads interleave.
+ */
+import { Effect } from "effect"
+import type * as Tool from "./Tool.ts"
+import type { ToolSource, ToolSourceError } from "./ToolSource.ts"
+
+interface Entry {
+  readonly source: ToolSource
+  /** The ids this source registered. */
+  ids: ReadonlySet<string>
+  /** The last warning logged for it: the same failure is reported once, not on every listing. */
+  reported: string | undefined
+}
+
+export const make = (tools: Map<string, Tool.Built>, changed: () => void) => {
+  const entries: Array<Entry> = []
+
+  const owned = (id: string) => entries.some((e) => e.ids.has(id))
+
+  const replace = Effect.fnUntraced(function*(entry: Entry, list: ReadonlyArray<Tool.Built>) {
+    const next = new Set<string>()
+    for (const tool of list) {
+      // A source never replaces a tool of the registry's own or of another source.
+      if (tools.has(tool.id) && !entry.ids.has(tool.id)) {
+        if (!owned(tool.id)) yield* report(entry, `${entry.source.name}: tool "${tool.id}" would replace a tool of that id; left out`)
+        continue
+      }
+      next.add(tool.id)
+      tools.set(tool.id, tool)
+    }
+    for (const id of entry.ids) if (!next.has(id)) tools.delete(id)
+    entry.ids = next
+    changed()
+  })
+
+  const report = (entry: Entry, message: string) =>
+    entry.reported === message ? Effect.void : Effect.andThen(Effect.sync(() => {
+      entry.reported = message
+    }), Effect.logWarning(message))
+
+  /** Loads the sources and returns the failures. */
+  const loadEntries = (selected: ReadonlyArray<Entry>): Effect.Effect<ReadonlyArray<ToolSourceError>> =>
+    Effect.forEach(selected, (entry) => Effect.result(entry.source.tools), { concurrency: "unbounded" }).pipe(
+      Effect.flatMap((results) =>
+        Effect.forEach(selected, (entry, i) => {
+          const result = results[i]!
+          if (result._tag === "Success") {
+            entry.reported = undefined
+            return Effect.as(replace(entry, result.success), [])
+          }
+          return replace(entry, []).pipe(
+            Effect.andThen(report(entry, `${result.failure.message}; its tools are left out`)),
+            Effect.as([result.failure])
+          )
+        })
+      ),
+      Effect.map((failures) => failures.flat())
+    )
+
+  return {
+    add: (source: ToolSource) =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          const entry: Entry = { source, ids: new Set(), reported: undefined }
+          entries.push(entry)
+          return entry
+        }),
+        (entry) =>
+          Effect.sync(() => {
+            entries.splice(entries.indexOf(entry), 1)
+            for (const id of entry.ids) tools.delete(id)
+            changed()
+          })
+      ).pipe(Effect.asVoid),
+    /** Whether some source may hold this id. */
+    claimed: (id: string) => entries.some((e) => e.source.claims(id)),
+    /** Loads the sources that claim `id`; returns the failures. */
+    load: (id: string) => Effect.suspend(() => loadEntries(entries.filter((e) => e.source.claims(id)))),
+    /** Loads every source. */
+    loadAll: Effect.suspend(() => entries.length === 0 ? Effect.void : Effect.asVoid(loadEntries([...entries])))
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The SDK transport for a server config: a child process over stdio (its stderr kept, the last
+ * lines quoted when it fails) or streamable HTTP. The SDK modules are imported on first use, so
+ * a process that never starts a server never loads them.
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { ServerConfig } from "./ServerConfig.ts"
+
+export interface Opened {
+  readonly transport: Transport
+  /** The server process (stdio), for callers that must know it is gone. */
+  readonly pid: () => number | undefined
+  /** The end of what the process wrote on stderr (empty for HTTP). */
+  readonly stderrTail: () => string
+}
+
+/** The most stderr kept for error messages. */
+const STDERR_TAIL_BYTES = 2_000
+
+export const open = async (config: ServerConfig, defaultCwd: string | undefined): Promise<Opened> => {
+  if (config.type === "remote") {
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: { ...config.headers } }
+    })
+    return { transport, pid: () => undefined, stderrTail: () => "" }
+  }
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js")
+  const [command, ...args] = config.command
+  if (command === undefined) throw new Error("its command is empty")
+  const cwd = config.cwd ?? defaultCwd
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    // The whole environment, as a shell would pass it, plus the configured variables.
+    env: { ...(process.env as Record<string, string>), ...config.environment },
+    ...(cwd === undefined ? {} : { cwd }),
+    stderr: "pipe"
+  })
+  let tail = ""
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    tail = (tail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES)
+  })
+  return { transport, pid: () => transport.pid ?? undefined, stderrTail: () => tail.trim() }
+}
