@@ -49,7 +49,8 @@ const findTool = Effect.fnUntraced(function*(id: string, agent: string) {
   const ids = yield* registry.ids
   // Same lookup as ToolRegistry.execute: exact, else a unique case-insensitive match.
   const found = ids.includes(id) ? id : ids.find((t) => t.toLowerCase() === id.toLowerCase())
-  const tool = found === undefined ? Option.none() : yield* registry.get(found)
+  // An id not registered yet may be an MCP server's: `get` starts the server that claims it.
+  const tool = yield* registry.get(found ?? id)
   if (Option.isNone(tool)) {
     const available = (yield* registry.tools({ agent })).map((t) => t.id)
     return yield* new ToolRegistry.UnknownToolError({ tool: id, available })
