@@ -235,6 +235,42 @@ describe("NodeAgentTools.layer", () => {
       })
     ))
 
+  it.effect("mcp: enabled servers with cwd made absolute; tools.disabled may name their tools; nothing starts with the layer", () =>
+    inWorkspace({
+      "agent-tools.json": JSON.stringify({
+        mcp: {
+          files: { type: "local", command: ["/nonexistent/files-mcp"], cwd: "sub" },
+          off: { type: "local", command: ["/nonexistent/off"], enabled: false },
+          "My Docs": { type: "remote", url: "https://example.com/mcp" }
+        },
+        tools: { disabled: ["files_write", "My_Docs_search"] }
+      })
+    }, (dir) =>
+      Effect.gen(function*() {
+        const settings = yield* NodeAgentTools.NodeSettings
+        assert.deepStrictEqual(settings.mcp, {
+          files: { type: "local", command: ["/nonexistent/files-mcp"], cwd: `${dir}/sub` },
+          "My Docs": { type: "remote", url: "https://example.com/mcp" }
+        })
+        // Built without starting anything: no server was reachable, yet no warning and no failure.
+        const registry = yield* ToolRegistry.ToolRegistry
+        assert.deepStrictEqual(yield* registry.ids, ["echo", "touch"])
+      }).pipe(Effect.provide(agent(dir)))
+    ))
+
+  it.effect("mcp: a tools.disabled entry with no server's prefix is still refused", () =>
+    inWorkspace({
+      "agent-tools.json": JSON.stringify({
+        mcp: { files: { type: "local", command: ["/nonexistent/files-mcp"] } },
+        tools: { disabled: ["file_write"] }
+      })
+    }, (dir) =>
+      Effect.gen(function*() {
+        const bad = yield* Effect.flip(Layer.build(agent(dir)))
+        assert.strictEqual(bad.message, `${dir}/agent-tools.json: tools.disabled[0]: unknown tool id "file_write" (known: echo, touch)`)
+      })
+    ))
+
   it.effect("apply_patch.mode: atomic refuses an unanchored chunk that matches twice, sequential patches the first copy", () => {
     const twice = "x = 1\ny = 2\nx = 1\ny = 2\n"
     const patchText = ["*** Begin Patch", "*** Update File: m.py", "@@", "-x = 1", "+x = 3", "*** End Patch"].join("\n")
