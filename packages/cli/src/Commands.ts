@@ -53,7 +53,8 @@ export const tools = Command.make(
 ).pipe(Command.withDescription(
   "List the tools of the workspace, with their descriptions and JSON Schemas (--json): the tools a call from " +
     "here can use (question only when stdin is a terminal; task needs a sub-agent runner, which the CLI has not; " +
-    "batch when experimental.batch_tool is set)"
+    "batch when experimental.batch_tool is set), and those of the MCP servers in the config's mcp key, which are " +
+    "started for the listing (one that fails is a warning on stderr)"
 ))
 
 // ---------------------------------------------------------------------------------------------

@@ -31,8 +31,6 @@ export interface Connection {
     args: Record<string, unknown>,
     abort: AbortSignal
   ) => Effect.Effect<CallToolResult, McpClientError>
-  /** The server process while it runs (stdio servers). */
-  readonly pid: Effect.Effect<number | undefined>
 }
 
 export interface Options {
@@ -43,7 +41,7 @@ export interface Options {
 
 type State =
   | { readonly _tag: "Idle" }
-  | { readonly _tag: "Up"; readonly client: Client; readonly opened: Transport.Opened }
+  | { readonly _tag: "Up"; readonly client: Client }
   | { readonly _tag: "Down"; readonly reason: string; readonly failures: number; readonly retryAt: number }
   | { readonly _tag: "Failed"; readonly reason: string }
   | { readonly _tag: "Closed" }
@@ -144,7 +142,7 @@ export const make = Effect.fn("McpConnection.make")(function*(
       yield* closeClient(client)
       return yield* error(describe(state))
     }
-    state = { _tag: "Up", client, opened }
+    state = { _tag: "Up", client }
     remoteTools = tools
     return client
   })
@@ -196,7 +194,6 @@ export const make = Effect.fn("McpConnection.make")(function*(
               resetTimeoutOnProgress: true
             }) as Promise<CallToolResult>,
           catch: (cause) => callFailure(tool, cause)
-        })),
-    pid: Effect.sync(() => state._tag === "Up" ? state.opened.pid() : undefined)
+        }))
   } satisfies Connection
 })

@@ -8,8 +8,6 @@ import type { ServerConfig } from "./ServerConfig.ts"
 
 export interface Opened {
   readonly transport: Transport
-  /** The server process (stdio), for callers that must know it is gone. */
-  readonly pid: () => number | undefined
   /** The end of what the process wrote on stderr (empty for HTTP). */
   readonly stderrTail: () => string
 }
@@ -23,7 +21,7 @@ export const open = async (config: ServerConfig, defaultCwd: string | undefined)
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: { ...config.headers } }
     })
-    return { transport, pid: () => undefined, stderrTail: () => "" }
+    return { transport, stderrTail: () => "" }
   }
   const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js")
   const [command, ...args] = config.command
@@ -41,5 +39,5 @@ export const open = async (config: ServerConfig, defaultCwd: string | undefined)
   transport.stderr?.on("data", (chunk: Buffer) => {
     tail = (tail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES)
   })
-  return { transport, pid: () => transport.pid ?? undefined, stderrTail: () => tail.trim() }
+  return { transport, stderrTail: () => tail.trim() }
 }
