@@ -227,11 +227,12 @@ const fail = (file: string | undefined, path: string, reason: string) =>
   new ConfigError({ ...(file === undefined ? {} : { file }), problems: [{ path, reason }] })
 
 // zod's object shapes, walked through optional wrappers and unions (`true` or an object), to list
-// the allowed keys of an object.
+// the allowed keys of an object. A discriminated union's options are objects of different keys:
+// which one applies depends on the value, so none is listed.
 const unwrap = (schema: z.ZodType): z.ZodType =>
   schema instanceof z.ZodOptional
     ? unwrap(schema.unwrap() as z.ZodType)
-    : schema instanceof z.ZodUnion
+    : schema instanceof z.ZodUnion && !(schema instanceof z.ZodDiscriminatedUnion)
     ? (schema.options as ReadonlyArray<z.ZodType>).map(unwrap).find((o) => o instanceof z.ZodObject) ?? schema
     : schema
 
