@@ -362,8 +362,10 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
     )
 
   return Ripgrep.Ripgrep.of({
-    backend: "rg",
-    description: `rg ${binary.version} (${binary.path})${statBatch !== undefined ? " with in-process stat" : nativeStat ? " with native stat" : ""}`,
+    info: Effect.succeed({
+      backend: "rg",
+      description: `rg ${binary.version} (${binary.path})${statBatch !== undefined ? " with in-process stat" : nativeStat ? " with native stat" : ""}`
+    }),
     files,
     search,
     count,

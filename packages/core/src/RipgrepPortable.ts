@@ -222,8 +222,7 @@ export const make = Effect.gen(function*() {
       .pipe(Stream.withSpan("Ripgrep.count", { attributes: { cwd: options.cwd, pattern: options.pattern, backend: "portable" } }))
 
   return Ripgrep.Ripgrep.of({
-    backend: "portable",
-    description: "portable search (TypeScript, JavaScript regular expressions)",
+    info: Effect.succeed({ backend: "portable", description: "portable search (TypeScript, JavaScript regular expressions)" }),
     files,
     search,
     count,

@@ -237,11 +237,15 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
   const requests = ownRequests === undefined
     ? undefined
     : (args: unknown, ctx: Context) => ownRequests(args as z.output<P>, ctx)
+  // Converted when first read (listing the tools): a process that only calls a tool never pays it.
+  let jsonSchema: Record<string, unknown> | undefined
   const built: Built = {
     id,
     description: def.description,
     parameters: def.parameters,
-    jsonSchema: jsonSchemaOf(def.parameters),
+    get jsonSchema() {
+      return jsonSchema ??= jsonSchemaOf(def.parameters)
+    },
     annotations: def.annotations ?? {},
     truncation: def.truncation,
     ownAbort: def.ownAbort === true,

@@ -146,10 +146,13 @@ export const make = Effect.fnUntraced(function*<R>(
     tools: (query) => Effect.suspend(() => self!.tools(query))
   })
 
-  const tools = new Map<string, Tool.Built>()
+  // Each tool is built when first called, fetched or listed, not with the registry: a process that
+  // calls one tool does not pay the others' start-up (the bash tool probes its sandbox).
+  const tools = new Map<string, Effect.Effect<Tool.Built>>()
+  const own = Context.add(yield* Effect.context<Exclude<R, Dispatcher>>(), Dispatcher, dispatcher)
   for (const definition of definitions) {
-    const built = yield* Tool.build(definition).pipe(Effect.provideService(Dispatcher, dispatcher))
-    tools.set(built.id, built)
+    const build = Tool.build(definition).pipe(Effect.provideContext(own as Context.Context<R>))
+    tools.set(definition.id, yield* Effect.cached(build))
   }
   const builtinIds = new Set(tools.keys())
 
@@ -182,7 +185,7 @@ export const make = Effect.fnUntraced(function*<R>(
       )
     )
     if (built instanceof ToolLoader.ToolLoadError) diagnostics.push(built)
-    else tools.set(built.id, built)
+    else tools.set(built.id, Effect.succeed(built))
   }
   for (const error of diagnostics) yield* Effect.logWarning(error.message)
 
@@ -191,25 +194,34 @@ export const make = Effect.fnUntraced(function*<R>(
     agent === undefined ? permission.rules : [...permission.rules, ...(options.agents?.[agent] ?? [])]
 
   // What the rules and the config allow; availability that can change at run time is checked after.
-  const permitted = (query: ToolsQuery = {}): ReadonlyArray<Tool.Built> => {
+  const permitted = (query: ToolsQuery = {}): ReadonlyArray<string> => {
     const denied = PermissionRules.disabled([...tools.keys()], rulesOf(query.agent))
-    let list = [...tools.values()].filter((t) => !disabledIds.has(t.id) && !denied.has(t.id))
-    if (query.model !== undefined && list.some((t) => t.id === "apply_patch") && list.some((t) => EDIT_FAMILY.has(t.id))) {
+    let list = [...tools.keys()].filter((id) => !disabledIds.has(id) && !denied.has(id))
+    if (query.model !== undefined && list.includes("apply_patch") && list.some((id) => EDIT_FAMILY.has(id))) {
       const patch = prefersPatch(query.model)
-      list = list.filter((t) => t.id === "apply_patch" ? patch : EDIT_FAMILY.has(t.id) ? !patch : true)
+      list = list.filter((id) => id === "apply_patch" ? patch : EDIT_FAMILY.has(id) ? !patch : true)
     }
     return list
   }
 
+  const builtOf = (id: string): Effect.Effect<Tool.Built | undefined> => tools.get(id) ?? Effect.undefined
+
   const available = (query: ToolsQuery = {}): Effect.Effect<ReadonlyArray<Tool.Built>> =>
-    Effect.filter(permitted(query).filter((t) => !t.hidden), (t) => Effect.map(t.unavailable, (why) => why === undefined))
+    Effect.forEach(permitted(query), builtOf).pipe(
+      Effect.flatMap((list) =>
+        Effect.filter(
+          list.filter((t): t is Tool.Built => t !== undefined && !t.hidden),
+          (t) => Effect.map(t.unavailable, (why) => why === undefined)
+        )
+      )
+    )
 
   // The truncation hint depends only on the agent's static rules and the tool set: cache it.
   const hints = new Map<string, Truncate.HintContext>()
   const hintFor = (agent: string): Effect.Effect<Truncate.HintContext> => {
     let hint = hints.get(agent)
     if (hint === undefined) {
-      const ids = new Set(permitted({ agent }).map((t) => t.id))
+      const ids = new Set(permitted({ agent }))
       const task = ids.has("task") && PermissionRules.evaluate("task", "*", rulesOf(agent)).action !== "deny"
       hint = { task, read: ids.has("read"), grep: ids.has("grep") }
       hints.set(agent, hint)
@@ -219,7 +231,7 @@ export const make = Effect.fnUntraced(function*<R>(
     const task = tools.get("task")
     return !cached.task || task === undefined
       ? Effect.succeed(cached)
-      : Effect.map(task.unavailable, (why) => why === undefined ? cached : { ...cached, task: false })
+      : Effect.flatMap(task, (t) => Effect.map(t.unavailable, (why) => why === undefined ? cached : { ...cached, task: false }))
   }
 
   const skip = new Set(options.truncation?.skip ?? [])
@@ -240,18 +252,19 @@ export const make = Effect.fnUntraced(function*<R>(
 
   const lookup = (id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
     // Models often capitalise tool names: accept a case-insensitive match when it is unique.
-    const tool = tools.get(id) ?? [...tools.values()].find((t) => t.id.toLowerCase() === id.toLowerCase())
-    if (tool === undefined) {
+    const known = tools.has(id) ? id : [...tools.keys()].find((k) => k.toLowerCase() === id.toLowerCase())
+    if (known === undefined) {
       return Effect.flatMap(available({ agent }), (list) => Effect.fail(new UnknownToolError({ tool: id, available: list.map((t) => t.id) })))
     }
-    if (disabledIds.has(tool.id)) {
-      return Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "it is disabled in the configuration" }))
+    if (disabledIds.has(known)) {
+      return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "it is disabled in the configuration" }))
     }
-    if (PermissionRules.disabled([tool.id], rulesOf(agent)).has(tool.id)) {
-      return Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "a permission rule denies it" }))
+    if (PermissionRules.disabled([known], rulesOf(agent)).has(known)) {
+      return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "a permission rule denies it" }))
     }
-    return Effect.flatMap(tool.unavailable, (reason) =>
-      reason === undefined ? Effect.succeed(tool) : Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason })))
+    return Effect.flatMap(tools.get(known)!, (tool) =>
+      Effect.flatMap(tool.unavailable, (reason) =>
+        reason === undefined ? Effect.succeed(tool) : Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason }))))
   }
 
   const abortable = <A, E>(effect: Effect.Effect<A, E>, tool: string, signal: AbortSignal) =>
@@ -315,7 +328,7 @@ export const make = Effect.fnUntraced(function*<R>(
 
   self = ToolRegistry.of({
     register: Effect.fn("ToolRegistry.register")(function*(tool: Tool.Built) {
-      tools.set(tool.id, tool)
+      tools.set(tool.id, Effect.succeed(tool))
       hints.clear()
     }),
     unregister: Effect.fn("ToolRegistry.unregister")(function*(id: string) {
@@ -323,7 +336,7 @@ export const make = Effect.fnUntraced(function*<R>(
       return tools.delete(id)
     }),
     ids: Effect.sync(() => [...tools.keys()]),
-    get: (id) => Effect.sync(() => Option.fromUndefinedOr(tools.get(id))),
+    get: (id) => Effect.map(Effect.suspend(() => builtOf(id)), Option.fromUndefinedOr),
     tools: Effect.fn("ToolRegistry.tools")(function*(query?: ToolsQuery) {
       return yield* available(query)
     }),

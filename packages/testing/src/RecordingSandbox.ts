@@ -33,7 +33,7 @@ export const make = (
 ): Recording => {
   const calls: Array<Call> = []
   const service: Sandbox.Service = {
-    status,
+    status: Effect.succeed(status),
     wrap: (command, policy) =>
       Effect.sync(() => {
         calls.push({ command, policy })

@@ -194,7 +194,7 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       killSignal: "SIGTERM",
       forceKillAfter: Duration.millis(options.grace)
     } as const
-    const sandboxed = options.sandbox !== undefined && options.sandbox.service.status.sandboxed
+    const sandboxed = options.sandbox !== undefined && (yield* options.sandbox.service.status).sandboxed
     // Wrapped whenever a sandbox is given (it prepares the call's resources); used only when it runs.
     const wrapping = options.sandbox === undefined
       ? undefined

@@ -96,7 +96,8 @@ export const BashTool = Tool.define(
           Effect.sync(() => prepared.set(args, { command: args.command, workdir: args.workdir, plan })))
     }
 
-    const { status } = sandbox
+    // Asked when the tool is built (first listed or called): the description says whether commands are confined.
+    const status = yield* sandbox.status
     /** Under `sandbox.mode: required` without a sandbox, nothing is asked and nothing runs. */
     const refused = !status.sandboxed && status.required
       ? fail(`sandbox.mode is "required" but no sandbox can run here: ${status.reason}. The command was not run.`)
@@ -175,7 +176,7 @@ export const BashTool = Tool.define(
         maxTimeout: config.maxTimeout,
         maxLines: limits.maxLines,
         maxBytes: limits.maxBytes,
-        sandbox: sandbox.status.sandboxed ? { network: sandbox.status.network } : undefined
+        sandbox: status.sandboxed ? { network: status.network } : undefined
       }),
       parameters,
       execute,
