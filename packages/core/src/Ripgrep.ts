@@ -18,8 +18,13 @@
  * links). `Skipped` events never count against `limit`. Paths are relative to `cwd`,
  * `/`-separated, without a leading `./`.
  */
-import { Context, Effect, Layer, Schema, Stream } from "effect"
-import type { FileSystem, Path } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import type * as FileSystem from "effect/FileSystem"
+import type * as Path from "effect/Path"
 import type { ChildProcessSpawner } from "effect/process"
 import { GlobSyntaxError, matchRules, parseLine } from "./internal/ripgrep/glob.ts"
 import * as RipgrepBinary from "./RipgrepBinary.ts"

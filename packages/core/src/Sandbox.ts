@@ -14,8 +14,10 @@
  * `Sandbox` is a reference whose default is `unsandboxed`: a host that provides no sandbox gets
  * `sandboxed: false` on every result, never a silent claim of containment.
  */
-import { Context, Effect, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 
 export type Network = "allow" | "deny"
 

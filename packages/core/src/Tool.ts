@@ -4,7 +4,8 @@
  * step, run); the one place that puts them together — with hooks, events, abort and the
  * truncation policy — is `ToolRegistry.execute`, which every entry point calls.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { z } from "zod"
 import { authorize } from "./Authorize.ts"
 import * as Permission from "./Permission.ts"

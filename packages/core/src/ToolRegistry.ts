@@ -3,7 +3,14 @@
  * lookup → validate → before hooks → validate → the tool's permission requests (evaluated together:
  * a deny refuses with no prompt, all asks are one prompt) → run → after hooks → truncate, with events.
  */
-import { Clock, Context, Effect, FileSystem, Layer, Option, Path, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Schema from "effect/Schema"
 import * as Events from "./Events.ts"
 import type * as Hooks from "./Hooks.ts"
 import { runAfter, runBefore } from "./Hooks.ts"

@@ -6,8 +6,11 @@
  * Each call first asks the permission named after the tool (pattern `*`), so rules such as
  * `"github_create_issue": "allow"` decide, and unknown third-party tools default to asking.
  */
-import { Duration, Effect, Layer, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { Tool, ToolRegistry } from "@agent-tools/core"
 import type { Truncate } from "@agent-tools/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"

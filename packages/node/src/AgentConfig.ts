@@ -2,7 +2,10 @@
  * `agent-tools.json`: the zod schema (the single source of the published JSON Schema), decoding
  * with errors that name the bad key, and loading from a file or an object.
  */
-import { Effect, FileSystem, Path, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import * as Schema from "effect/Schema"
 import { z } from "zod"
 import * as ConfigIssues from "./ConfigIssues.ts"
 

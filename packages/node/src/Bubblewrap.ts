@@ -22,7 +22,15 @@
  * may be disabled, or bwrap absent) and falls back to `Sandbox.unsandboxed` with the reason,
  * logging a one-line warning (on the logger: stderr for the CLI and the MCP server).
  */
-import { Config, Duration, Effect, FileSystem, Layer, Option, Path, Schedule, Stream } from "effect"
+import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { Sandbox } from "@agent-tools/core"

@@ -3,7 +3,9 @@
  * skills no permission rule denies; a call asks the `skill` permission with the skill's name and
  * returns its instructions, its folder and a sample of the files beside it.
  */
-import { Effect, FileSystem, Path } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
 import { pathToFileURL } from "node:url"
 import { z } from "zod"
 import { Permission, PermissionRules, Tool, Workspace } from "@agent-tools/core"

@@ -8,7 +8,9 @@
  *
  * Options come from `BashConfig` (a Context.Reference with defaults; see config.ts).
  */
-import { Effect, FileSystem, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Result from "effect/Result"
 import { ChildProcessSpawner } from "effect/process"
 import { z } from "zod"
 import { Permission, Sandbox, Tool, Truncate, Workspace } from "@agent-tools/core"

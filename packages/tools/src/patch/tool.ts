@@ -6,7 +6,8 @@
  * "sequential" })`) where the registry is built to get codex's semantics: hunks before a failing
  * one stay applied, an updated file always ends with a newline, a pure addition goes to the end.
  */
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { Events, FileTime, Tool } from "@agent-tools/core"
 import { externalRequest, locate } from "../shared/access.ts"

@@ -1,5 +1,5 @@
 /** codesearch: code and API context through Exa (`get_code_context_exa`); listed only where `ExaConfig` is provided. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { Tool } from "@agent-tools/core"
 import { CODESEARCH, DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from "./descriptions.ts"

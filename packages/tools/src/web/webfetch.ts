@@ -7,7 +7,8 @@
  * fetches it with a call of its own, which asks its own permission. Which addresses may be
  * reached is the `WebFetchClient`'s business: it checks the address it connects to.
  */
-import { Duration, Effect } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 // The modules, not the http index: it loads the server side too (router, multipart…).
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"

@@ -1,5 +1,5 @@
 /** websearch: a web search through Exa (`web_search_exa`); listed only where `ExaConfig` is provided. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { z } from "zod"
 import { Tool } from "@agent-tools/core"
 import { DEFAULT_NUM_RESULTS, MAX_NUM_RESULTS, WEBSEARCH } from "./descriptions.ts"
