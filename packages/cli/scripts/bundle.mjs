@@ -18,26 +18,6 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = process.env.AGENT_TOOLS_BUNDLE_OUT ?? join(pkg, "dist", "bundle")
 const source = (workspacePackage, file) => join(pkg, "..", workspacePackage, "src", file)
 
-/**
- * zod's namespace object re-exports its ~40 error-message locales (`z.locales`), so every use of
- * `z.` keeps all of them (300 kB, a tenth of what a command loads). Nothing here switches zod's
- * locale; in the bundle `z.locales` holds English only, the default zod installs itself.
- */
-const zodEnglishOnly = {
-  name: "zod-english-only",
-  setup(build) {
-    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)
-        ? { path: join(args.resolveDir, "..", "locales", "index.js"), namespace: "zod-locales" }
-        : undefined)
-    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), "en.js"))}\n`,
-      loader: "js",
-      resolveDir: dirname(args.path)
-    }))
-  }
-}
-
 rmSync(outdir, { recursive: true, force: true })
 const result = await build({
   entryPoints: [
@@ -52,7 +32,6 @@ const result = await build({
   target: "node22",
   conditions: ["agent-tools-source"],
   external: ["web-tree-sitter"],
-  plugins: [zodEnglishOnly],
   // Bundled CommonJS dependencies call `require` for Node's built-ins.
   banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" },
   sourcemap: "linked",

@@ -29,7 +29,10 @@ const LAZY: ReadonlyArray<readonly [string, RegExp]> = [
   ["undici", /undici/],
   ["a language server client", /vscode-jsonrpc|vscode-languageserver/],
   ["ajv", /[\\/]ajv[\\/]/],
-  ["zod's locales other than English", /zod[\\/]v4[\\/]locales[\\/](?!en\.js|index\.js)/]
+  // What a namespace import of a package index brings along: everything it re-exports. Sources
+  // import `* as z from "zod"` and effect by module (`effect/Effect`), so a bundle keeps what is used.
+  ["zod's locales (`import { z } from \"zod\"` keeps them all)", /zod[\\/]v4[\\/]locales[\\/](?!en\.js)/],
+  ["effect's index (import effect by module: `effect/Effect`, …)", /effect[\\/]dist[\\/]index\.js$/]
 ]
 
 const dir = mkdtempSync(join(tmpdir(), "agent-tools-startup-bundle-test-"))

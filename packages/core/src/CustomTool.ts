@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import { z } from "zod"
+import * as z from "zod"
 import * as Permission from "./Permission.ts"
 import * as Tool from "./Tool.ts"
 

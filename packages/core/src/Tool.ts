@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { z } from "zod"
+import * as z from "zod"
 import { authorize } from "./Authorize.ts"
 import * as Permission from "./Permission.ts"
 import * as Truncate from "./Truncate.ts"

@@ -17,7 +17,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import { z } from "zod"
+import * as z from "zod"
 import { ToolNames } from "@agent-tools/core"
 
 export interface ServerConfig {

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
-import { z } from "zod"
+import * as z from "zod"
 import * as ConfigIssues from "./ConfigIssues.ts"
 
 export const FILE_NAME = "agent-tools.json"

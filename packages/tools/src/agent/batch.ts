@@ -8,7 +8,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { z } from "zod"
+import * as z from "zod"
 import { Tool, ToolRegistry, Truncate } from "@agent-tools/core"
 import { BATCH, BATCH_CONCURRENCY, BATCH_DISALLOWED, BATCH_LIMIT } from "./descriptions.ts"
 

@@ -3,7 +3,7 @@
  * a model; its result tells the model what was wrong and which tools it can call.
  */
 import * as Effect from "effect/Effect"
-import { z } from "zod"
+import * as z from "zod"
 import { InvalidCall, Tool, ToolRegistry } from "@agent-tools/core"
 import { INVALID } from "./descriptions.ts"
 

@@ -5,7 +5,7 @@
  * is bounded like any output.
  */
 import * as Effect from "effect/Effect"
-import { z } from "zod"
+import * as z from "zod"
 import { Permission, PermissionRules, SubagentRunner, Tool } from "@agent-tools/core"
 import * as Descriptions from "./descriptions.ts"
 

@@ -5,7 +5,7 @@
  * write, under the file's lock) — nothing written if any edit fails.
  */
 import * as Effect from "effect/Effect"
-import { z } from "zod"
+import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import { type Call, type Changed, type ChangedBytes, callRequests, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
 import { editBytes } from "./editBytes.ts"

@@ -3,7 +3,7 @@
  * (opencode's multiedit wrote each edit as it went, although its description promised atomicity).
  */
 import * as Effect from "effect/Effect"
-import { z } from "zod"
+import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import type { Services } from "./common.ts"
 import { callRequests, fail } from "./common.ts"

@@ -5,7 +5,7 @@
  * new content uses only LF (read shows lines without their CR).
  */
 import * as Effect from "effect/Effect"
-import { z } from "zod"
+import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import { callRequests, type Services, transaction } from "./common.ts"
 import { WRITE } from "./descriptions.ts"

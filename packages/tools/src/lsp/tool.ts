@@ -4,7 +4,7 @@
  * enables it and a real `Lsp` is provided.
  */
 import { Context, Effect, Path } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 import { Lsp, Tool, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
 import { LSP, OPERATIONS } from "./description.ts"

@@ -8,7 +8,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { z } from "zod"
+import * as z from "zod"
 import { Events, FileTime, Tool } from "@agent-tools/core"
 import { externalRequest, locate } from "../shared/access.ts"
 import { displayPath, type Services } from "../file/common.ts"

@@ -15,7 +15,7 @@
 import * as Effect from "effect/Effect"
 import * as Path from "effect/Path"
 import * as Stream from "effect/Stream"
-import { z } from "zod"
+import * as z from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
 import { fail, plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { GREP, MATCH_LIMIT, MAX_LINE_LENGTH } from "./descriptions.ts"

@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { z } from "zod"
+import * as z from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
 import { plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { LIST, LIST_IGNORES, LIST_LIMIT } from "./descriptions.ts"

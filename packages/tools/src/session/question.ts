@@ -3,7 +3,7 @@
  * Offered only where a responder can answer (a terminal, a client with forms, a UI).
  */
 import * as Effect from "effect/Effect"
-import { z } from "zod"
+import * as z from "zod"
 import { QuestionResponder, Tool } from "@agent-tools/core"
 import { QUESTION } from "./descriptions.ts"
 

@@ -4,7 +4,7 @@
  * returns it.
  */
 import * as Effect from "effect/Effect"
-import { z } from "zod"
+import * as z from "zod"
 import { TodoStore, Tool } from "@agent-tools/core"
 import { TODOREAD, TODOWRITE } from "./descriptions.ts"
 
