@@ -39,7 +39,8 @@ const build = ToolRegistry.make([Bash.BashTool])
 const program = Effect.gen(function*() {
   const plain = yield* build
   const sandbox = yield* Sandbox.Sandbox.pipe(Effect.provide(Bubblewrap.layer()))
-  if (!sandbox.status.sandboxed) throw new Error(`no sandbox here: ${sandbox.status.reason}`)
+  const status = yield* sandbox.status
+  if (!status.sandboxed) throw new Error(`no sandbox here: ${status.reason}`)
   const boxed = yield* build.pipe(Effect.provideService(Sandbox.Sandbox, sandbox))
   const ctx = yield* Tool.makeContext({ sessionID: "bench" })
   const args = { command: "echo hi", description: "bench" }
@@ -60,7 +61,7 @@ const program = Effect.gen(function*() {
     without.push(yield* time(plain))
     withSandbox.push(yield* time(boxed))
   }
-  return { without, withSandbox, backend: sandbox.status.backend }
+  return { without, withSandbox, backend: status.backend }
 })
 
 const spawnTimes = (command: string, args: ReadonlyArray<string>) => {

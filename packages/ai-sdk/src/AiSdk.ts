@@ -12,7 +12,9 @@
  * generateText over the tool-level `needsApproval`; `makeAdapter(...).toolApproval` is the same
  * bridge in that form, with the ask as the approval's reason.
  */
-import { Effect, Exit, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import type { Permission } from "@agent-tools/core"
 import { jsonSchema, tool } from "ai"
 import type { JSONSchema7, ModelMessage, Tool as AiTool, ToolApprovalStatus, ToolSet, TypedToolCall } from "ai"

@@ -14,7 +14,11 @@
  * - `approved`: the user approved this call in the SDK (e.g. an AI SDK approval response), so
  *   asks the rules leave at `ask` are allowed; a `deny` rule still denies.
  */
-import { Deferred, Effect, Exit, Fiber, Option } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import type { Truncate } from "@agent-tools/core"
 

@@ -8,8 +8,10 @@
  *
  * Permission asks go to the Permission service (its responder or unattended policy answers).
  */
-import { Effect, Schema } from "effect"
-import type { JsonSchema, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as JsonSchema from "effect/JsonSchema"
+import type * as Layer from "effect/Layer"
 import { Prompt, Tool as AiTool, Toolkit } from "effect/ai"
 import type { Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import * as Calls from "./Calls.ts"

@@ -14,7 +14,8 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..")
-const outdir = join(pkg, "dist", "bundle")
+// AGENT_TOOLS_BUNDLE_OUT=dir bundles there instead (the bundle test inspects a bundle of its own).
+const outdir = process.env.AGENT_TOOLS_BUNDLE_OUT ?? join(pkg, "dist", "bundle")
 const source = (workspacePackage, file) => join(pkg, "..", workspacePackage, "src", file)
 
 rmSync(outdir, { recursive: true, force: true })

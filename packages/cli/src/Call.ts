@@ -4,7 +4,10 @@
  * exit code. Permission asks prompt on a TTY, are rejected without one, and approved with `--yes`.
  * A running tool's output (bash) streams to stderr only when stdout is not a terminal.
  */
-import { Effect, Option, Stdio, type Terminal } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stdio from "effect/Stdio"
+import type * as Terminal from "effect/Terminal"
 import { Argument, Command } from "effect/cli"
 import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import * as Exit from "./Exit.ts"

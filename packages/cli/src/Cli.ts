@@ -2,7 +2,12 @@
  * The `agent-tools` command: subcommands, how usage errors are shown, and `main`, which runs the
  * command line and returns the exit code of the contract instead of failing.
  */
-import { Cause, Effect, Layer, Logger, References, Stdio } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
+import * as Stdio from "effect/Stdio"
 import { CliError, CliOutput, Command } from "effect/cli"
 import type { Tool } from "@agent-tools/core"
 import * as Call from "./Call.ts"

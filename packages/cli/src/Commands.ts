@@ -1,7 +1,10 @@
 /**
  * `agent-tools tools`, `explain` and `spill list|cleanup`.
  */
-import { Effect, Option, Stdio, type Terminal } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stdio from "effect/Stdio"
+import type * as Terminal from "effect/Terminal"
 import { Argument, Command } from "effect/cli"
 import { SpillStorage, type Tool, ToolRegistry } from "@agent-tools/core"
 import { Explain, NodeAgentTools } from "@agent-tools/node"

@@ -3,7 +3,7 @@
  * 0 success, 1 the tool failed, 2 usage error (bad flags, bad JSON, unknown tool, invalid
  * arguments, bad config or workspace), 3 a permission was rejected or denied.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const OK = 0
 export const TOOL_FAILURE = 1

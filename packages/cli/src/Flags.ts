@@ -1,8 +1,12 @@
 /**
  * Flags shared by several commands, and the tool layer they select.
  */
-import type { FileSystem, Path } from "effect"
-import { Context, Effect, Layer, Option } from "effect"
+import type * as FileSystem from "effect/FileSystem"
+import type * as Path from "effect/Path"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { ChildProcessSpawner } from "effect/process"
 import type { Tool } from "@agent-tools/core"
 import type { AgentConfig } from "@agent-tools/node"

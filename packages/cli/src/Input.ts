@@ -1,7 +1,10 @@
 /**
  * Tool arguments from the command line: a JSON object given inline, or `-` to read it from stdin.
  */
-import { Effect, Option, Stdio, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stdio from "effect/Stdio"
+import * as Stream from "effect/Stream"
 import * as Exit from "./Exit.ts"
 
 const readStdin = Effect.gen(function*() {

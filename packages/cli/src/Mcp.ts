@@ -2,7 +2,7 @@
  * `agent-tools mcp`: the workspace's tools as an MCP server on stdio (see `@agent-tools/mcp`).
  * stdout carries only protocol messages; logs and diagnostics go to stderr.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import * as Exit from "./Exit.ts"
 import * as Flags from "./Flags.ts"

@@ -2,7 +2,9 @@
  * Where the CLI writes: results on stdout, everything else (messages, prompts, live progress) on
  * stderr, so `--json` output and the MCP protocol stay clean.
  */
-import { Effect, Stdio, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stdio from "effect/Stdio"
+import * as Stream from "effect/Stream"
 import type { Tool } from "@agent-tools/core"
 
 /** Writes text to stderr as is (no newline added): prompts and streamed output. */

@@ -3,7 +3,11 @@
  * the command, the diff of an edit, the real path of an outside directory) and a line is read
  * through Effect's Terminal: once, always or reject.
  */
-import { Effect, Fiber, Semaphore, Stdio, Terminal } from "effect"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Semaphore from "effect/Semaphore"
+import * as Stdio from "effect/Stdio"
+import * as Terminal from "effect/Terminal"
 import { Permission, type Tool } from "@agent-tools/core"
 import * as Output from "./Output.ts"
 

@@ -4,8 +4,11 @@
  * the question allows it), or text of one's own when custom answers are allowed; an empty line
  * leaves the question unanswered. Without a terminal the question tool is not offered.
  */
-import { Effect, Layer, Terminal } from "effect"
-import type { Context, Stdio } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Terminal from "effect/Terminal"
+import type * as Context from "effect/Context"
+import type * as Stdio from "effect/Stdio"
 import { QuestionResponder } from "@agent-tools/core"
 import * as Output from "./Output.ts"
 

@@ -5,7 +5,7 @@
  * own asks for the same permissions and patterns pass without asking again. An ask for anything
  * else (a custom tool asking at run time) still goes to the user.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type * as Permission from "./Permission.ts"
 import type * as Tool from "./Tool.ts"
 

@@ -3,8 +3,10 @@
  * Effect: `{ description, args | parameters, execute(args, ctx) => string | Promise<string | {output,…}> }`.
  * They are adapted into tool definitions that behave like built-ins (validation, permissions, truncation).
  */
-import { Effect, Exit, Option } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as z from "zod"
 import * as Permission from "./Permission.ts"
 import * as Tool from "./Tool.ts"
 

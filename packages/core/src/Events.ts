@@ -4,7 +4,11 @@
  *
  * A sliding PubSub: a slow subscriber loses the oldest events instead of stalling a tool call.
  */
-import { Context, Effect, Layer, PubSub, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Stream from "effect/Stream"
 
 export type Event =
   | { readonly _tag: "ToolStarted"; readonly tool: string; readonly sessionID: string; readonly callID: string }

@@ -9,7 +9,15 @@
 // node:crypto is pure computation here (no I/O): SHA-256 is native-speed and collision-free in
 // practice, unlike a JS FNV/xxhash, and Node, Bun and Deno all provide it.
 import { createHash } from "node:crypto"
-import { Clock, Context, Effect, FileSystem, Layer, Option, Path, Schema, Semaphore } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
 import type { PlatformError } from "effect/PlatformError"
 
 export interface Stamp {

@@ -4,7 +4,7 @@
  * hook may change the result; truncation always runs after the hooks, so every tool kind sees the
  * same order: validate → before → validate → run → after → truncate.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Tool from "./Tool.ts"
 
 export type HookReturn<A> = A | Promise<A> | Effect.Effect<A, Tool.ToolError>

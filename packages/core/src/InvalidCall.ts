@@ -4,7 +4,8 @@
  * tools, and can correct itself, instead of a failed call. For adapters whose SDK lets them
  * rewrite a bad call (e.g. an AI SDK `experimental_repairToolCall`) or that run calls themselves.
  */
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as Tool from "./Tool.ts"
 import type * as ToolRegistry from "./ToolRegistry.ts"
 

@@ -8,7 +8,10 @@
  * touched, no diagnostics exist, and `enabled` is false so callers skip the work entirely. The
  * Node layer (`@agent-tools/node`) starts real servers.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 
 export interface Position {
   /** 0-based line. */

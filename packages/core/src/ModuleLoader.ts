@@ -2,7 +2,11 @@
  * Loads JavaScript / TypeScript modules for custom tools and plugins. A service so tests can load
  * modules from memory and runtimes can add their own resolution (e.g. a bundler).
  */
-import { Context, Duration, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { createRequire } from "node:module"
 import { pathToFileURL } from "node:url"
 

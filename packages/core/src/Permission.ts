@@ -6,7 +6,13 @@
  * wins. A pattern still at `ask` after that is allowed when one of the session's `always`
  * approvals matches it. Approvals only ever lift `ask` to `allow`: they never override a deny.
  */
-import { Clock, Context, Deferred, Effect, Layer, Random, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
+import * as Schema from "effect/Schema"
 import { Events } from "./Events.ts"
 import * as PermissionRules from "./PermissionRules.ts"
 

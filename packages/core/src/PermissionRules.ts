@@ -6,7 +6,8 @@
  * must come first: `{"*": "allow", "rm *": "deny"}` denies `rm a`, while
  * `{"rm *": "deny", "*": "allow"}` allows it (the later `*` wins).
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Action, Rule, Ruleset } from "./Permission.ts"
 import * as Wildcard from "./Wildcard.ts"
 

@@ -3,7 +3,10 @@
  * the MCP server sends an elicitation to its client, a UI shows its own dialog. Without one
  * (`layerNone`), the question tool is not offered.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 
 export interface Choice {
   /** What the user picks (1–5 words). */

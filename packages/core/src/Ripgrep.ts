@@ -18,8 +18,13 @@
  * links). `Skipped` events never count against `limit`. Paths are relative to `cwd`,
  * `/`-separated, without a leading `./`.
  */
-import { Context, Effect, Layer, Schema, Stream } from "effect"
-import type { FileSystem, Path } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import type * as FileSystem from "effect/FileSystem"
+import type * as Path from "effect/Path"
 import type { ChildProcessSpawner } from "effect/process"
 import { GlobSyntaxError, matchRules, parseLine } from "./internal/ripgrep/glob.ts"
 import * as RipgrepBinary from "./RipgrepBinary.ts"
@@ -156,10 +161,15 @@ export class RipgrepNotFoundError extends Schema.TaggedError<RipgrepNotFoundErro
 
 export type Error = RipgrepError | InvalidPatternError
 
-export interface Service {
+export interface Info {
   readonly backend: Backend
   /** `rg 13.0.0 (/usr/bin/rg)` or `portable (TypeScript, JavaScript regular expressions)`. */
   readonly description: string
+}
+
+export interface Service {
+  /** Which backend searches. The default layer finds rg on first use, so this may resolve it. */
+  readonly info: Effect.Effect<Info>
   readonly files: (options: FilesOptions) => Stream.Stream<FilesEvent, Error>
   readonly search: (options: SearchOptions) => Stream.Stream<SearchEvent, Error>
   /**
@@ -299,29 +309,23 @@ export interface LayerOptions extends RipgrepBinary.Options {
 }
 
 /**
- * Logs `warning` once, when the first walk or search of `service` starts: a host that never
- * searches is not told about a slower search.
+ * A service whose backend is chosen by `choose` when its first walk or search starts (or `info`
+ * is asked), once: a process that never searches spawns no `rg --version`, and is not warned.
  */
-const warnOnFirstUse = (service: Service, warning: string): Service => {
-  let warned = false
-  const once = Effect.suspend(() => {
-    if (warned) return Effect.void
-    warned = true
-    return Effect.logWarning(warning)
-  })
-  const first = <A, E>(stream: Stream.Stream<A, E>) => Stream.unwrap(Effect.as(once, stream))
-  return {
-    ...service,
-    files: (options) => first(service.files(options)),
-    search: (options) => first(service.search(options)),
-    count: (options) => first(service.count(options))
-  }
-}
+const onFirstUse = (choose: Effect.Effect<Service>): Effect.Effect<Service> =>
+  Effect.map(Effect.cached(choose), (chosen): Service => ({
+    info: Effect.flatMap(chosen, (s) => s.info),
+    files: (options) => Stream.unwrap(Effect.map(chosen, (s) => s.files(options))),
+    search: (options) => Stream.unwrap(Effect.map(chosen, (s) => s.search(options))),
+    count: (options) => Stream.unwrap(Effect.map(chosen, (s) => s.count(options))),
+    mtimes: (cwd, paths) => Stream.unwrap(Effect.map(chosen, (s) => s.mtimes(cwd, paths)))
+  }))
 
 /**
- * The default: the rg binary when it can be resolved, otherwise the portable layer. Logs the
- * choice at debug level; on fallback, warns why rg was not used once, when the first search
- * runs. `backend: "rg"` fails with `RipgrepNotFoundError` instead of falling back.
+ * The default: the rg binary when it can be resolved, otherwise the portable layer, chosen when
+ * the first search runs. Logs the choice at debug level; on fallback, warns once why rg was not
+ * used. `backend: "rg"` resolves rg when the layer is built and fails with `RipgrepNotFoundError`
+ * instead of falling back; `backend: "portable"` never looks for rg.
  */
 export const layer = (
   options: LayerOptions = {}
@@ -331,21 +335,28 @@ export const layer = (
     Effect.gen(function*() {
       if (options.backend === "portable") {
         const service = yield* RipgrepPortable.make
-        yield* Effect.logDebug(`Ripgrep: using the ${service.description} (as configured)`)
+        yield* Effect.logDebug("Ripgrep: using the portable search (as configured)")
         return service
       }
-      const resolved = yield* Effect.result(RipgrepBinary.resolve(options))
-      if (resolved._tag === "Success") {
-        const service = yield* RipgrepBinary.make(resolved.success, options.statBatch)
-        yield* Effect.logDebug(`Ripgrep: using ${service.description}`)
+      if (options.backend === "rg") {
+        const service = yield* Effect.flatMap(RipgrepBinary.resolve(options), (binary) => RipgrepBinary.make(binary, options.statBatch))
+        yield* Effect.logDebug(`Ripgrep: using ${(yield* service.info).description}`)
         return service
       }
-      if (options.backend === "rg") return yield* resolved.failure
-      const service = yield* RipgrepPortable.make
-      yield* Effect.logDebug(`Ripgrep: rg not found, using the ${service.description}`)
-      return warnOnFirstUse(
-        service,
-        `Ripgrep: rg not found, using the ${service.description}, which is slower. ${resolved.failure.message}`
-      )
+      const services = yield* Effect.context<FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner>()
+      const choose = Effect.gen(function*() {
+        const resolved = yield* Effect.result(RipgrepBinary.resolve(options))
+        if (resolved._tag === "Success") {
+          const service = yield* RipgrepBinary.make(resolved.success, options.statBatch)
+          yield* Effect.logDebug(`Ripgrep: using ${(yield* service.info).description}`)
+          return service
+        }
+        const service = yield* RipgrepPortable.make
+        const { description } = yield* service.info
+        yield* Effect.logDebug(`Ripgrep: rg not found, using the ${description}`)
+        yield* Effect.logWarning(`Ripgrep: rg not found, using the ${description}, which is slower. ${resolved.failure.message}`)
+        return service
+      }).pipe(Effect.withSpan("Ripgrep.choose"), Effect.provideContext(services))
+      return yield* onFirstUse(choose)
     }).pipe(Effect.withSpan("Ripgrep.layer"))
   )

@@ -14,7 +14,13 @@
  * the same way on the same tree. Output is streamed and parsed as it arrives; ending the stream early (limit,
  * `Stream.take`, interruption) kills the process group (SIGTERM, SIGKILL after 500 ms).
  */
-import { Config, Effect, FileSystem, Layer, Option, Path, Stream } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Stream from "effect/Stream"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import type { PlatformError } from "effect/PlatformError"
 import { cleanPath, countParser, parseJsonLine, parseStderrLine, patternError, records } from "./internal/ripgrep/output.ts"
@@ -362,8 +368,10 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
     )
 
   return Ripgrep.Ripgrep.of({
-    backend: "rg",
-    description: `rg ${binary.version} (${binary.path})${statBatch !== undefined ? " with in-process stat" : nativeStat ? " with native stat" : ""}`,
+    info: Effect.succeed({
+      backend: "rg",
+      description: `rg ${binary.version} (${binary.path})${statBatch !== undefined ? " with in-process stat" : nativeStat ? " with native stat" : ""}`
+    }),
     files,
     search,
     count,

@@ -12,7 +12,11 @@
  * not by the tree (rg streams every file). A stat before each read, to stream very large files
  * instead, cost +50% time on a 100k-file tree, so it is not done.
  */
-import { Effect, FileSystem, Layer, Path, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Path from "effect/Path"
+import * as Stream from "effect/Stream"
 import { GlobSyntaxError, parseLine, type Rule } from "./internal/ripgrep/glob.ts"
 import { makeWalker, reasonOf, type WalkConfig, type WalkEvent } from "./internal/ripgrep/walk.ts"
 import * as Ripgrep from "./Ripgrep.ts"
@@ -222,8 +226,7 @@ export const make = Effect.gen(function*() {
       .pipe(Stream.withSpan("Ripgrep.count", { attributes: { cwd: options.cwd, pattern: options.pattern, backend: "portable" } }))
 
   return Ripgrep.Ripgrep.of({
-    backend: "portable",
-    description: "portable search (TypeScript, JavaScript regular expressions)",
+    info: Effect.succeed({ backend: "portable", description: "portable search (TypeScript, JavaScript regular expressions)" }),
     files,
     search,
     count,

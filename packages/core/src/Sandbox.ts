@@ -14,8 +14,10 @@
  * `Sandbox` is a reference whose default is `unsandboxed`: a host that provides no sandbox gets
  * `sandboxed: false` on every result, never a silent claim of containment.
  */
-import { Context, Effect, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 
 export type Network = "allow" | "deny"
 
@@ -75,7 +77,12 @@ export class SandboxError extends Schema.TaggedError<SandboxError>()("SandboxErr
 }) {}
 
 export interface Service {
-  readonly status: Status
+  /**
+   * Whether commands are confined, and by what or why not. An effect: finding out may take a probe
+   * (spawning the backend), which a process that never runs a command should not pay; it runs
+   * once, on first use, and its answer is kept.
+   */
+  readonly status: Effect.Effect<Status>
   /**
    * The program to spawn instead of `command`, confined to `policy`. Without a sandbox: `command`
    * itself, or a `SandboxError` (`unavailable`) when the mode requires one.
@@ -87,7 +94,7 @@ export interface Service {
 export const unsandboxed = (reason: string, options: { readonly required?: boolean | undefined } = {}): Service => {
   const required = options.required === true
   return {
-    status: { sandboxed: false, reason, required },
+    status: Effect.succeed({ sandboxed: false, reason, required }),
     wrap: (command) =>
       required
         ? Effect.fail(

@@ -9,7 +9,7 @@
  * to the cap and gets the store's `[spill truncated at N bytes]` trailer. Totals count what was
  * read before each cut.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as LineWindow from "./LineWindow.ts"
 import type { DirectSpill, SpillError } from "./SpillStorage.ts"
 import type { Limits } from "./Truncate.ts"

@@ -2,8 +2,9 @@
  * The parts both SpillStorage layers share: spill names, the per-spill cap, string chunking, the
  * lazy + hourly cleanup schedule, and writing a whole spill through a writer.
  */
-import { Clock, Effect } from "effect"
-import type { Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type { SpillError, SpillWriter } from "./SpillStorage.ts"
 import * as Utf8 from "./Utf8.ts"
 

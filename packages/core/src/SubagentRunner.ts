@@ -3,7 +3,10 @@
  * (its own agent loop; the MCP server's runs on the client's model through sampling; the test kit's
  * is scripted). Without one (`layerNone`), the task tool is not offered.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 
 export interface Agent {
   readonly name: string

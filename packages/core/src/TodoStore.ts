@@ -2,7 +2,10 @@
  * Where each session's todo list lives (the todowrite and todoread tools). In memory by default;
  * a runtime that keeps sessions across processes swaps in its own store (a database, a file).
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 
 export const STATUSES = ["pending", "in_progress", "completed", "cancelled"] as const
 export const PRIORITIES = ["high", "medium", "low"] as const

@@ -4,8 +4,9 @@
  * step, run); the one place that puts them together — with hooks, events, abort and the
  * truncation policy — is `ToolRegistry.execute`, which every entry point calls.
  */
-import { Effect, Schema } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as z from "zod"
 import { authorize } from "./Authorize.ts"
 import * as Permission from "./Permission.ts"
 import * as Truncate from "./Truncate.ts"
@@ -237,11 +238,15 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
   const requests = ownRequests === undefined
     ? undefined
     : (args: unknown, ctx: Context) => ownRequests(args as z.output<P>, ctx)
+  // Converted when first read (listing the tools): a process that only calls a tool never pays it.
+  let jsonSchema: Record<string, unknown> | undefined
   const built: Built = {
     id,
     description: def.description,
     parameters: def.parameters,
-    jsonSchema: jsonSchemaOf(def.parameters),
+    get jsonSchema() {
+      return jsonSchema ??= jsonSchemaOf(def.parameters)
+    },
     annotations: def.annotations ?? {},
     truncation: def.truncation,
     ownAbort: def.ownAbort === true,

@@ -3,7 +3,10 @@
  * or named exports) and npm modules exporting a plugin. Every failure becomes a `ToolLoadError`
  * naming the file and the reason; nothing is dropped silently.
  */
-import { Effect, FileSystem, Path, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import * as Schema from "effect/Schema"
 import * as CustomTool from "./CustomTool.ts"
 import type * as Hooks from "./Hooks.ts"
 import { ModuleLoader } from "./ModuleLoader.ts"

@@ -3,8 +3,15 @@
  * lookup → validate → before hooks → validate → the tool's permission requests (evaluated together:
  * a deny refuses with no prompt, all asks are one prompt) → run → after hooks → truncate, with events.
  */
-import { Clock, Context, Effect, FileSystem, Layer, Option, Path, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Events from "./Events.ts"
 import type * as Hooks from "./Hooks.ts"
 import { runAfter, runBefore } from "./Hooks.ts"
@@ -156,10 +163,13 @@ export const make = Effect.fnUntraced(function*<R>(
     tools: (query) => Effect.suspend(() => self!.tools(query))
   })
 
-  const tools = new Map<string, Tool.Built>()
+  // Each tool is built when first called, fetched or listed, not with the registry: a process that
+  // calls one tool does not pay the others' start-up (the bash tool probes its sandbox).
+  const tools = new Map<string, Effect.Effect<Tool.Built>>()
+  const own = Context.add(yield* Effect.context<Exclude<R, Dispatcher>>(), Dispatcher, dispatcher)
   for (const definition of definitions) {
-    const built = yield* Tool.build(definition).pipe(Effect.provideService(Dispatcher, dispatcher))
-    tools.set(built.id, built)
+    const build = Tool.build(definition).pipe(Effect.provideContext(own as Context.Context<R>))
+    tools.set(definition.id, yield* Effect.cached(build))
   }
   const builtinIds = new Set(tools.keys())
 
@@ -192,7 +202,7 @@ export const make = Effect.fnUntraced(function*<R>(
       )
     )
     if (built instanceof ToolLoader.ToolLoadError) diagnostics.push(built)
-    else tools.set(built.id, built)
+    else tools.set(built.id, Effect.succeed(built))
   }
   for (const error of diagnostics) yield* Effect.logWarning(error.message)
 
@@ -201,25 +211,34 @@ export const make = Effect.fnUntraced(function*<R>(
     agent === undefined ? permission.rules : [...permission.rules, ...(options.agents?.[agent] ?? [])]
 
   // What the rules and the config allow; availability that can change at run time is checked after.
-  const permitted = (query: ToolsQuery = {}): ReadonlyArray<Tool.Built> => {
+  const permitted = (query: ToolsQuery = {}): ReadonlyArray<string> => {
     const denied = PermissionRules.disabled([...tools.keys()], rulesOf(query.agent))
-    let list = [...tools.values()].filter((t) => !disabledIds.has(t.id) && !denied.has(t.id))
-    if (query.model !== undefined && list.some((t) => t.id === "apply_patch") && list.some((t) => EDIT_FAMILY.has(t.id))) {
+    let list = [...tools.keys()].filter((id) => !disabledIds.has(id) && !denied.has(id))
+    if (query.model !== undefined && list.includes("apply_patch") && list.some((id) => EDIT_FAMILY.has(id))) {
       const patch = prefersPatch(query.model)
-      list = list.filter((t) => t.id === "apply_patch" ? patch : EDIT_FAMILY.has(t.id) ? !patch : true)
+      list = list.filter((id) => id === "apply_patch" ? patch : EDIT_FAMILY.has(id) ? !patch : true)
     }
     return list
   }
 
+  const builtOf = (id: string): Effect.Effect<Tool.Built | undefined> => tools.get(id) ?? Effect.undefined
+
   const available = (query: ToolsQuery = {}): Effect.Effect<ReadonlyArray<Tool.Built>> =>
-    Effect.filter(permitted(query).filter((t) => !t.hidden), (t) => Effect.map(t.unavailable, (why) => why === undefined))
+    Effect.forEach(permitted(query), builtOf).pipe(
+      Effect.flatMap((list) =>
+        Effect.filter(
+          list.filter((t): t is Tool.Built => t !== undefined && !t.hidden),
+          (t) => Effect.map(t.unavailable, (why) => why === undefined)
+        )
+      )
+    )
 
   // The truncation hint depends only on the agent's static rules and the tool set: cache it.
   const hints = new Map<string, Truncate.HintContext>()
   const hintFor = (agent: string): Effect.Effect<Truncate.HintContext> => {
     let hint = hints.get(agent)
     if (hint === undefined) {
-      const ids = new Set(permitted({ agent }).map((t) => t.id))
+      const ids = new Set(permitted({ agent }))
       const task = ids.has("task") && PermissionRules.evaluate("task", "*", rulesOf(agent)).action !== "deny"
       hint = { task, read: ids.has("read"), grep: ids.has("grep") }
       hints.set(agent, hint)
@@ -229,7 +248,7 @@ export const make = Effect.fnUntraced(function*<R>(
     const task = tools.get("task")
     return !cached.task || task === undefined
       ? Effect.succeed(cached)
-      : Effect.map(task.unavailable, (why) => why === undefined ? cached : { ...cached, task: false })
+      : Effect.flatMap(task, (t) => Effect.map(t.unavailable, (why) => why === undefined ? cached : { ...cached, task: false }))
   }
 
   const skip = new Set(options.truncation?.skip ?? [])
@@ -250,14 +269,14 @@ export const make = Effect.fnUntraced(function*<R>(
 
   // Tools of outside sources (MCP servers), registered and unregistered as the sources load.
   const sources = ToolSources.make(tools, () => hints.clear())
-  // Models often capitalise tool names: accept a case-insensitive match when it is unique.
-  const find = (id: string) => tools.get(id) ?? [...tools.values()].find((t) => t.id.toLowerCase() === id.toLowerCase())
+  // Models often capitalise tool names: accept a case-insensitive match.
+  const findId = (id: string) => tools.has(id) ? id : [...tools.keys()].find((k) => k.toLowerCase() === id.toLowerCase())
   // An id no tool has yet may belong to a source that has not loaded.
   const lookup = (id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
-    const tool = find(id)
-    if (tool !== undefined || !sources.claimed(id)) return check(tool, id, agent)
+    const known = findId(id)
+    if (known !== undefined || !sources.claimed(id)) return check(known, id, agent)
     return Effect.flatMap(sources.load(id), (failures) => {
-      const loaded = find(id)
+      const loaded = findId(id)
       // The source that would hold it could not load: say why rather than "unknown tool".
       return loaded === undefined && failures.length > 0
         ? Effect.fail(new ToolUnavailableError({ tool: id, agent, reason: failures.map((f) => f.message).join("; ") }))
@@ -265,18 +284,19 @@ export const make = Effect.fnUntraced(function*<R>(
     })
   }
 
-  const check = (tool: Tool.Built | undefined, id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
-    if (tool === undefined) {
+  const check = (known: string | undefined, id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
+    if (known === undefined) {
       return Effect.flatMap(available({ agent }), (list) => Effect.fail(new UnknownToolError({ tool: id, available: list.map((t) => t.id) })))
     }
-    if (disabledIds.has(tool.id)) {
-      return Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "it is disabled in the configuration" }))
+    if (disabledIds.has(known)) {
+      return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "it is disabled in the configuration" }))
     }
-    if (PermissionRules.disabled([tool.id], rulesOf(agent)).has(tool.id)) {
-      return Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "a permission rule denies it" }))
+    if (PermissionRules.disabled([known], rulesOf(agent)).has(known)) {
+      return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "a permission rule denies it" }))
     }
-    return Effect.flatMap(tool.unavailable, (reason) =>
-      reason === undefined ? Effect.succeed(tool) : Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason })))
+    return Effect.flatMap(tools.get(known)!, (tool) =>
+      Effect.flatMap(tool.unavailable, (reason) =>
+        reason === undefined ? Effect.succeed(tool) : Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason }))))
   }
 
   const abortable = <A, E>(effect: Effect.Effect<A, E>, tool: string, signal: AbortSignal) =>
@@ -340,7 +360,7 @@ export const make = Effect.fnUntraced(function*<R>(
 
   self = ToolRegistry.of({
     register: Effect.fn("ToolRegistry.register")(function*(tool: Tool.Built) {
-      tools.set(tool.id, tool)
+      tools.set(tool.id, Effect.succeed(tool))
       hints.clear()
     }),
     unregister: Effect.fn("ToolRegistry.unregister")(function*(id: string) {
@@ -349,9 +369,9 @@ export const make = Effect.fnUntraced(function*<R>(
     }),
     ids: Effect.sync(() => [...tools.keys()]),
     get: (id) =>
-      Effect.map(
+      Effect.flatMap(
         tools.has(id) || !sources.claimed(id) ? Effect.void : sources.load(id),
-        () => Option.fromUndefinedOr(tools.get(id))
+        () => Effect.map(builtOf(id), Option.fromUndefinedOr)
       ),
     addSource: sources.add,
     tools: Effect.fn("ToolRegistry.tools")(function*(query?: ToolsQuery) {

@@ -5,8 +5,8 @@
  * Loading twice is cheap for a source that is already connected; a source that cannot load is
  * reported as a warning and its tools are left out, never failing the listing or other calls.
  */
-import type { Effect } from "effect"
-import { Schema } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type * as Tool from "./Tool.ts"
 
 export class ToolSourceError extends Schema.TaggedError<ToolSourceError>()("ToolSourceError", {

@@ -3,7 +3,7 @@
  * loading sources (in parallel) into the registry's tool map, in the order the sources were added
  * so that listings stay stable however the loads interleave.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type * as Tool from "./Tool.ts"
 import type { ToolSource, ToolSourceError } from "./ToolSource.ts"
 
@@ -15,7 +15,7 @@ interface Entry {
   reported: string | undefined
 }
 
-export const make = (tools: Map<string, Tool.Built>, changed: () => void) => {
+export const make = (tools: Map<string, Effect.Effect<Tool.Built>>, changed: () => void) => {
   const entries: Array<Entry> = []
 
   const owned = (id: string) => entries.some((e) => e.ids.has(id))
@@ -29,7 +29,7 @@ export const make = (tools: Map<string, Tool.Built>, changed: () => void) => {
         continue
       }
       next.add(tool.id)
-      tools.set(tool.id, tool)
+      tools.set(tool.id, Effect.succeed(tool))
     }
     for (const id of entry.ids) if (!next.has(id)) tools.delete(id)
     entry.ids = next

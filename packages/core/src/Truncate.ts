@@ -4,7 +4,12 @@
  * SpillStorage with a notice saying how to page it. The configuration can change while it runs
  * (`update`, `setToolConfig`) and per call (`Options`).
  */
-import { Context, Effect, Layer, Result as ResultModule, type Scope, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ResultModule from "effect/Result"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { Events } from "./Events.ts"
 import * as LineWindow from "./LineWindow.ts"
 import { endBytes, Follower, windowOfEnds } from "./SpillCapture.ts"

@@ -11,7 +11,7 @@
  *
  * Streams (`Truncate.stream`) always use the line strategy: it is the one with bounded memory.
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import * as LineWindow from "./LineWindow.ts"
 import type { Direction, HintContext, Limits } from "./Truncate.ts"
 import * as Utf8 from "./Utf8.ts"

@@ -7,7 +7,12 @@
  * not exist yet is the real path of its deepest existing ancestor plus the missing components, so a
  * new file behind a symlinked directory is still attributed to the link's target.
  */
-import { Context, Effect, FileSystem, Layer, Path, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Path from "effect/Path"
+import * as Schema from "effect/Schema"
 import type { PlatformError } from "effect/PlatformError"
 import { SpillStorage } from "./SpillStorage.ts"
 

@@ -142,6 +142,34 @@ describe("Tool.build", () => {
     }).pipe(Effect.provide(FakeTruncate)))
 })
 
+describe("ToolRegistry builds each tool on first use", () => {
+  const inits: Array<string> = []
+  const counted = (id: string) =>
+    Tool.define(id, Effect.sync(() => {
+      inits.push(id)
+      return {
+        description: id,
+        parameters: z.object({}),
+        execute: () => Effect.succeed({ title: id, output: id, metadata: {} })
+      }
+    }))
+
+  it.effect("none when the registry is built, the called one on a call, all on a listing, each once", () =>
+    Effect.gen(function*() {
+      const registry = yield* ToolRegistry.ToolRegistry
+      assert.deepStrictEqual(inits, [])
+      assert.deepStrictEqual(yield* registry.ids, ["a", "b", "c"])
+      assert.deepStrictEqual(inits, [])
+      yield* registry.execute("b", {}, yield* context())
+      yield* registry.execute("b", {}, yield* context())
+      assert.deepStrictEqual(inits, ["b"])
+      assert.deepStrictEqual((yield* registry.tools()).map((t) => t.id), ["a", "b", "c"])
+      assert.deepStrictEqual(inits, ["b", "a", "c"])
+      yield* registry.tools()
+      assert.deepStrictEqual(inits, ["b", "a", "c"])
+    }).pipe(Effect.provide(registryLayer([counted("a"), counted("b"), counted("c")]))))
+})
+
 describe("ToolRegistry lookup", () => {
   it.effect("an unknown id fails with the list of valid ids", () =>
     Effect.gen(function*() {

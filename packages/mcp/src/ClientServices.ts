@@ -14,7 +14,8 @@
  * McpServer.serveStdioWith(NodeAgentTools.layer({ cwd, services: client.layer }), { client })
  * ```
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { QuestionResponder, SubagentRunner, type Tool, type ToolRegistry } from "@agent-tools/core"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js"

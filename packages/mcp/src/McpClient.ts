@@ -7,10 +7,10 @@
  * `"github_create_issue": "allow"` or `"github_*": "ask"` decide, and unknown third-party tools
  * default to asking.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Tool, ToolNames } from "@agent-tools/core"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import { z } from "zod"
+import * as z from "zod"
 import type { Connection } from "./client/Connection.ts"
 
 const Arguments = z.record(z.string(), z.unknown())

@@ -5,8 +5,11 @@
  * says how to allow it). An elicitation whose request goes away (the call was cancelled, or a
  * sibling rejection took it) is cancelled on the client too.
  */
-import { Duration, Effect, FiberSet, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { Permission } from "@agent-tools/core"
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Elicitation from "./Elicitation.ts"

@@ -5,7 +5,7 @@
  * registry, like a call from the client, until the model answers in text. A task keeps its
  * conversation, so `task_id` continues it.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { SubagentRunner, ToolNames, type Tool } from "@agent-tools/core"
 import type {
   CreateMessageRequestParams,

@@ -11,8 +11,19 @@
  * are first-class there. Everything around it stays Effect: handlers run as fibers of the
  * server's scope and are interrupted when the client goes away.
  */
-import { Clock, Context, Deferred, Duration, Effect, Exit, Fiber, FiberSet, Layer, Logger, Result, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"

@@ -6,8 +6,8 @@
  * get stderr where they would have inherited stdout, and no stdin: a child writing to its stdout
  * would corrupt the stream, and one reading stdin would swallow the client's messages.
  */
-import { Effect } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type * as ChildProcess from "node:child_process"
 import { createRequire, syncBuiltinESMExports } from "node:module"
 import { Writable } from "node:stream"

@@ -2,8 +2,11 @@
  * `agent-tools.json`: the zod schema (the single source of the published JSON Schema), decoding
  * with errors that name the bad key, and loading from a file or an object.
  */
-import { Effect, FileSystem, Path, Schema } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import * as Schema from "effect/Schema"
+import * as z from "zod"
 import * as ConfigIssues from "./ConfigIssues.ts"
 
 export const FILE_NAME = "agent-tools.json"

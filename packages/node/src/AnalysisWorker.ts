@@ -7,7 +7,8 @@
  * ends with the layer. If it cannot start or dies, the analysis runs in place (with a warning).
  */
 import { Worker } from "node:worker_threads"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Bash } from "@agent-tools/tools"
 
 /** Commands of at least this many characters are analysed on the worker. */

@@ -18,11 +18,19 @@
  * the namespace — `setsid` and double-forked daemons included. `--die-with-parent` ends it if this
  * process dies.
  *
- * `layer` probes once whether bwrap can create the namespaces here (user namespaces may be
- * disabled, or bwrap absent) and falls back to `Sandbox.unsandboxed` with the reason, logging a
- * one-line warning (on the logger: stderr for the CLI and the MCP server).
+ * `layer` probes once, on first use, whether bwrap can create the namespaces here (user namespaces
+ * may be disabled, or bwrap absent) and falls back to `Sandbox.unsandboxed` with the reason,
+ * logging a one-line warning (on the logger: stderr for the CLI and the MCP server).
  */
-import { Config, Duration, Effect, FileSystem, Layer, Option, Path, Schedule, Stream } from "effect"
+import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { Sandbox } from "@agent-tools/core"
@@ -293,12 +301,14 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
     })
     return { command: options.bwrap, args: [...args, "--", command.command, ...command.args] } satisfies Sandbox.Command
   })
-  return { status, wrap } satisfies Sandbox.Service
+  return { status: Effect.succeed(status), wrap } satisfies Sandbox.Service
 })
 
 /**
  * The Sandbox for `options.mode`: bubblewrap when it works here, else `unsandboxed` with the
- * reason (refusing every command under `required`). Logs one warning, when the first command is
+ * reason (refusing every command under `required`). Whether bwrap works is probed on first use
+ * (the first `status` or `wrap`, i.e. when the bash tool is built), not when the layer is built:
+ * a process that never runs a command spawns nothing. Logs one warning, when the first command is
  * wrapped, if commands run unconfined, except under `off`, which is the user's explicit choice:
  * a host that never runs bash is not told.
  */
@@ -312,27 +322,38 @@ export const layer = (options: Options = {}): Layer.Layer<
     Effect.gen(function*() {
       const mode = options.mode ?? "auto"
       if (mode === "off") return Sandbox.unsandboxed("sandbox.mode is \"off\"")
-      const platform = options.platform ?? process.platform
-      const required = mode === "required"
-      const fallback = (reason: string) =>
-        Effect.sync((): Sandbox.Service => {
-          const service = Sandbox.unsandboxed(reason, { required })
-          const warning = Sandbox.warning(service.status)
-          if (warning === null) return service
-          let warned = false
-          const once = Effect.suspend(() => {
-            if (warned) return Effect.void
-            warned = true
-            return Effect.logWarning(warning)
-          })
-          return { ...service, wrap: (command, policy) => Effect.andThen(once, service.wrap(command, policy)) }
-        })
-      if (platform !== "linux") return yield* fallback(`no sandbox is implemented for ${platform} (bubblewrap needs Linux)`)
-      const bwrap = options.bwrap ?? "bwrap"
-      const result = yield* probeOnce(bwrap, options.network ?? "allow")
-      if (!result.ok) return yield* fallback(result.reason)
-      const service = yield* make({ ...options, backend: result.backend, bwrap })
-      yield* Effect.logDebug(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? "allow"})`)
-      return service
-    }).pipe(Effect.withSpan("Bubblewrap.layer"))
+      const services = yield* Effect.context<FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner>()
+      const resolved = yield* Effect.cached(resolve(options, mode).pipe(Effect.provideContext(services)))
+      return {
+        status: Effect.flatMap(resolved, (service) => service.status),
+        wrap: (command, policy) => Effect.flatMap(resolved, (service) => service.wrap(command, policy))
+      } satisfies Sandbox.Service
+    })
   )
+
+/** Probes bwrap and builds the service it allows. */
+const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
+  Effect.gen(function*() {
+    const platform = options.platform ?? process.platform
+    const required = mode === "required"
+    const fallback = (reason: string) =>
+      Effect.sync((): Sandbox.Service => {
+        const service = Sandbox.unsandboxed(reason, { required })
+        const warning = Sandbox.warning({ sandboxed: false, reason, required })
+        if (warning === null) return service
+        let warned = false
+        const once = Effect.suspend(() => {
+          if (warned) return Effect.void
+          warned = true
+          return Effect.logWarning(warning)
+        })
+        return { ...service, wrap: (command, policy) => Effect.andThen(once, service.wrap(command, policy)) }
+      })
+    if (platform !== "linux") return yield* fallback(`no sandbox is implemented for ${platform} (bubblewrap needs Linux)`)
+    const bwrap = options.bwrap ?? "bwrap"
+    const result = yield* probeOnce(bwrap, options.network ?? "allow")
+    if (!result.ok) return yield* fallback(result.reason)
+    const service = yield* make({ ...options, backend: result.backend, bwrap })
+    yield* Effect.logDebug(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? "allow"})`)
+    return service
+  }).pipe(Effect.withSpan("Bubblewrap.resolve"))

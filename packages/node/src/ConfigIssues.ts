@@ -3,7 +3,7 @@
  * head+tail, got "middle"`: the path in the same notation as PermissionRules errors, what was
  * expected and what was found. zod's own messages name neither the key nor the value.
  */
-import type { z } from "zod"
+import type * as z from "zod"
 
 export interface Problem {
   /** `truncation.direction`, `permission.bash["git status"]`, `tools.disabled[0]`; "" for the root. */

@@ -8,7 +8,9 @@
  * The environment is read through Effect `Config`, so tests swap it with a ConfigProvider.
  */
 import { homedir } from "node:os"
-import { Config, Effect, Option } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 export const APP_NAME = "agent-tools"
 export const SPILL_SUBDIR = "tool-output"

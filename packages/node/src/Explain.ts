@@ -3,7 +3,8 @@
  * for these arguments (`requests`, the very list the call asks before it runs) and, for each
  * pattern, the decision and the rule that decided.
  */
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Permission, PermissionRules, Tool, ToolRegistry } from "@agent-tools/core"
 
 export interface Decision {

@@ -5,7 +5,9 @@
  * Failures are the platform's own: the same reasons for the same error codes.
  */
 import { realpath } from "node:fs"
-import { Effect, FileSystem, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
 import * as PlatformError from "effect/PlatformError"
 
 const reasonOf = (code: string | undefined): PlatformError.SystemErrorTag => {

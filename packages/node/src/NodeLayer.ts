@@ -3,7 +3,14 @@
  * custom tools in a registry, permissions, truncation with a filesystem spill store in the user's
  * data directory, staleness tracking and path containment.
  */
-import { Config, Context, Effect, FileSystem, Layer, Option, Path, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Redacted from "effect/Redacted"
 import type { ChildProcessSpawner } from "effect/process"
 // The module, not the package index: the index loads every Node module (HTTP, sockets, redis…).
 import * as NodeServices from "@effect/platform-node/NodeServices"

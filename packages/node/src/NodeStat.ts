@@ -5,7 +5,7 @@
  */
 import { stat } from "node:fs"
 import { join } from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Ripgrep } from "@agent-tools/core"
 
 /** Stats in flight at once: enough to keep the thread pool busy, few enough to stay fair. */

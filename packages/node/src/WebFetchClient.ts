@@ -8,7 +8,8 @@
  * (DNS rebinding) never gets a say. An IP literal skips `lookup` in Node, so `createConnection`
  * checks it first. Redirects are not followed (Node's client never does).
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Web } from "@agent-tools/tools"
 import type * as Http from "node:http"

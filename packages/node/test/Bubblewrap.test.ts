@@ -4,12 +4,14 @@
  * block them anyway. Needs bwrap (CI installs bubblewrap).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Scope } from "effect"
+import { ChildProcessSpawner } from "effect/process"
 import { Events, Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
 import { Bubblewrap } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
@@ -48,7 +50,8 @@ interface RunIn {
 const sandboxed = (command: string, options: RunIn) =>
   Effect.gen(function*() {
     const service = yield* Sandbox.Sandbox
-    assert.isTrue(service.status.sandboxed, JSON.stringify(service.status))
+    const status = yield* service.status
+    assert.isTrue(status.sandboxed, JSON.stringify(status))
     return yield* Bash.run({
       command,
       cwd: options.policy?.cwd ?? options.ws,
@@ -367,7 +370,7 @@ describe("every process ends with the call", () => {
 describe("Bubblewrap.layer", () => {
   const status = (options: Bubblewrap.Options) =>
     Effect.gen(function*() {
-      return (yield* Sandbox.Sandbox).status
+      return yield* (yield* Sandbox.Sandbox).status
     }).pipe(Effect.provide(Bubblewrap.layer(options)), Effect.provide(platform))
 
   live("sandboxes by default on Linux with bwrap", () =>
@@ -379,6 +382,29 @@ describe("Bubblewrap.layer", () => {
         assert.strictEqual(s.network, "allow")
       }
     }))
+
+  live("probes bwrap on first use, once, not when the layer is built", () =>
+    Effect.gen(function*() {
+      // Its full path: probe results are kept per process by program, and no other test uses this one.
+      const bwrap = execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim()
+      const real = yield* ChildProcessSpawner.ChildProcessSpawner
+      const spawned: Array<string> = []
+      const counting = ChildProcessSpawner.make((command) => {
+        if (command._tag === "StandardCommand") spawned.push(`${command.command} ${command.args[0]}`)
+        return real.spawn(command)
+      })
+      yield* Effect.gen(function*() {
+        const service = yield* Sandbox.Sandbox
+        assert.deepStrictEqual(spawned, [])
+        const first = yield* service.status
+        const second = yield* service.status
+        assert.deepStrictEqual(spawned, [`${bwrap} --version`, `${bwrap} --die-with-parent`])
+        assert.strictEqual(first, second)
+      }).pipe(
+        Effect.provide(Bubblewrap.layer({ network: "deny", bwrap })),
+        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, counting)
+      )
+    }).pipe(Effect.provide(platform)))
 
   live("without bwrap: unsandboxed with the reason; required refuses every command", () =>
     Effect.gen(function*() {

@@ -18,8 +18,18 @@
  * // later: const calls = yield* FakeSpawner.spawned  → [{ line: "git status", cwd: "/ws", … }]
  * ```
  */
-import { Context, Deferred, Duration, Effect, Fiber, Layer, Queue, Redacted, Scope, Sink, Stream } from "effect"
-import type { Cause } from "effect"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
+import * as Sink from "effect/Sink"
+import * as Stream from "effect/Stream"
+import type * as Cause from "effect/Cause"
 import * as PlatformError from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner, CommandLine } from "effect/process"
 

@@ -4,8 +4,11 @@
  * Relative keys are placed under the workspace root; absolute keys are used as they are (handy for
  * files outside the workspace, e.g. `"/outside/secret"` in memory).
  */
-import { Effect, FileSystem, Layer, Path } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Path from "effect/Path"
+import type * as Scope from "effect/Scope"
 import type { PlatformError } from "effect/PlatformError"
 import * as MemoryFileSystem from "./MemoryFileSystem.ts"
 

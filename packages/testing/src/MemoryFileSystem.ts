@@ -25,8 +25,11 @@
  * })
  * ```
  */
-import { Clock, Effect, FileSystem, Layer } from "effect"
-import type { Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import * as PlatformError from "effect/PlatformError"
 import { makeFile } from "./internal/memoryFile.ts"
 import { contents, dirname, fail, info, makeTree, resize, run, type FileNode, type Tree } from "./internal/memoryTree.ts"

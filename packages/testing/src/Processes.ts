@@ -4,7 +4,7 @@
  * /proc (Linux), which also works when it runs in a sandbox's own pid namespace.
  */
 import { readdirSync, readFileSync } from "node:fs"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** A marker unlikely to match any other process: use it as `sleep ${marker}`. */
 export const marker = (): string => `3600.${Math.floor(Math.random() * 1e9)}`

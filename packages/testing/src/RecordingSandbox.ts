@@ -11,7 +11,8 @@
  * sandbox.calls[0]?.policy.readable // ["/path/to/shared"]
  * ```
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Sandbox } from "@agent-tools/core"
 
 export interface Call {
@@ -33,7 +34,7 @@ export const make = (
 ): Recording => {
   const calls: Array<Call> = []
   const service: Sandbox.Service = {
-    status,
+    status: Effect.succeed(status),
     wrap: (command, policy) =>
       Effect.sync(() => {
         calls.push({ command, policy })

@@ -19,8 +19,12 @@
  * }).pipe(Effect.provide(TestLayer)))
  * ```
  */
-import { Clock, Context, Duration, Effect, Layer } from "effect"
-import type { Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { Permission } from "@agent-tools/core"
 
 export type Answer = Permission.Reply | { readonly reply: Permission.Reply; readonly message?: string | undefined }

@@ -3,7 +3,9 @@
  * `QuestionResponder` that answers each request by the script (a function of the request, or a
  * list of answers used in order; `"dismiss"` dismisses) and records it.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { QuestionResponder } from "@agent-tools/core"
 
 export type Reply = QuestionResponder.Answers | "dismiss"

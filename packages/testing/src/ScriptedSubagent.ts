@@ -12,7 +12,9 @@
  * const [run] = yield* (yield* ScriptedSubagent.Recorder).runs
  * ```
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { SubagentRunner } from "@agent-tools/core"
 
 export type Reply = string | { readonly fail: string }

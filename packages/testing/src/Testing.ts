@@ -4,7 +4,10 @@
  * Workspace and a portable Ripgrep — over an in-memory workspace holding `files` (or over the
  * platform a test brings). A test states its files, rules and tools instead of assembling services.
  */
-import { Effect, FileSystem, Layer, Path } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Path from "effect/Path"
 import {
   Events,
   FileTime,

@@ -6,8 +6,10 @@
  * server (the SDK sends `notifications/cancelled`) when it times out or the caller aborts. The
  * scope closing closes the client, which ends the server process.
  */
-import { Effect, Schema, Semaphore } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
+import type * as Scope from "effect/Scope"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import * as ServerConfig from "./ServerConfig.ts"

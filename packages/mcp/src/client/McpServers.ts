@@ -5,8 +5,9 @@
  * start-up timeout) or when an id with the server's prefix is called or looked up. A server that
  * fails is logged as a warning and its tools are left out; the others serve on.
  */
-import { Effect, Layer } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import type { Tool } from "@agent-tools/core"
 import { ToolNames, ToolRegistry, ToolSource } from "@agent-tools/core"
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"

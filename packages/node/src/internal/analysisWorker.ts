@@ -4,7 +4,8 @@
  * analysis's bound) or `{ id, error }`.
  */
 import { parentPort } from "node:worker_threads"
-import { Effect, ManagedRuntime } from "effect"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import { Bash } from "@agent-tools/tools"
 
 interface Request {

@@ -4,8 +4,11 @@
  * handed to `onNotification`, and the few requests a server makes of its client answered with
  * what a client that offers no workspace features says.
  */
-import { Deferred, Effect, Queue, Stream } from "effect"
-import type { Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
 import { Lsp } from "@agent-tools/core"
 
 export interface Connection {

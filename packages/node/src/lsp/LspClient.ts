@@ -4,8 +4,13 @@
  * publishes, and shut down politely (shutdown, exit) when its scope closes — the spawner then
  * kills what is left of its process group.
  */
-import { Clock, Deferred, Duration, Effect, Queue, Stream } from "effect"
-import type { Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { Lsp } from "@agent-tools/core"
 import * as JsonRpc from "./JsonRpc.ts"

@@ -4,7 +4,13 @@
  * closes. A server that fails to start is not retried: its files get no diagnostics, and the
  * failure is the answer to queries about them.
  */
-import { Deferred, Duration, Effect, FileSystem, Layer, Path, Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Path from "effect/Path"
+import * as Scope from "effect/Scope"
 import type { ChildProcessSpawner } from "effect/process"
 import { Lsp } from "@agent-tools/core"
 import * as LspClient from "./LspClient.ts"

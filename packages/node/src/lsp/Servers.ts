@@ -5,7 +5,9 @@
  * cli package depends on them too, since its bundle resolves them from its own location.
  */
 import { createRequire } from "node:module"
-import { Effect, FileSystem, Path } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
 
 export interface Launch {
   readonly command: string

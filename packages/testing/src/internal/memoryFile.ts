@@ -3,7 +3,9 @@
  * after a rename or unlink of its path.
  * @internal
  */
-import { Effect, FileSystem, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Option from "effect/Option"
 import * as PlatformError from "effect/PlatformError"
 import { contents, fail, info, resize, run, writeAt, type FileNode } from "./memoryTree.ts"
 

@@ -3,8 +3,11 @@
  * other fibers) and throws a `PlatformError` that `run` turns into a typed failure.
  * @internal
  */
-import { ByteSize, Clock, Effect, Option } from "effect"
-import type { FileSystem } from "effect"
+import * as ByteSize from "effect/ByteSize"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as FileSystem from "effect/FileSystem"
 import * as PlatformError from "effect/PlatformError"
 
 interface Base {

@@ -6,8 +6,9 @@
  * the batch's output limits, so that the combined output still fits them (what a call loses is
  * in its spill file). Experimental: offered only when `BatchConfig.enabled`.
  */
-import { Context, Effect } from "effect"
-import { z } from "zod"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { Tool, ToolRegistry, Truncate } from "@agent-tools/core"
 import { BATCH, BATCH_CONCURRENCY, BATCH_DISALLOWED, BATCH_LIMIT } from "./descriptions.ts"
 

@@ -2,8 +2,8 @@
  * invalid: the target of calls that cannot be run as given (see `InvalidCall`). Never offered to
  * a model; its result tells the model what was wrong and which tools it can call.
  */
-import { Effect } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { InvalidCall, Tool, ToolRegistry } from "@agent-tools/core"
 import { INVALID } from "./descriptions.ts"
 

@@ -3,9 +3,11 @@
  * skills no permission rule denies; a call asks the `skill` permission with the skill's name and
  * returns its instructions, its folder and a sample of the files beside it.
  */
-import { Effect, FileSystem, Path } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
 import { pathToFileURL } from "node:url"
-import { z } from "zod"
+import * as z from "zod"
 import { Permission, PermissionRules, Tool, Workspace } from "@agent-tools/core"
 import * as Descriptions from "./descriptions.ts"
 import * as Skills from "./skills.ts"

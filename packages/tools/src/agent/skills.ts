@@ -12,7 +12,10 @@
  * root), at most `MAX_DEPTH` levels down. A SKILL.md without a name or description is skipped
  * with a warning; when two skills share a name, the one found last wins.
  */
-import { Context, Effect, FileSystem, Path } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
 
 export interface SkillConfig {
   /** Directories searched for skills: absolute, or relative to the workspace root. */

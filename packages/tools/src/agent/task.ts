@@ -4,8 +4,8 @@
  * asks the `task` permission for its agent type; `task_id` resumes an earlier task. The answer
  * is bounded like any output.
  */
-import { Effect } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { Permission, PermissionRules, SubagentRunner, Tool } from "@agent-tools/core"
 import * as Descriptions from "./descriptions.ts"
 

@@ -13,7 +13,7 @@
  * The work is linear in the size of the command; `analyzeBounded` refuses commands over
  * `MAX_COMMAND_BYTES` and nesting past `MAX_NESTING` with a BashAnalysisError.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Node, TreeCursor } from "web-tree-sitter"
 import { expandBraces, MAX_BRACE_WORDS, wordFromText } from "./braces.ts"
 import { codeVariable, hiddenCode, sedEffects, sedScripts } from "./code.ts"

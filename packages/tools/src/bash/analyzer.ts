@@ -4,7 +4,9 @@
  * until its analysis is done. `BashAnalyzer` lets a host run it elsewhere (the Node layer sends
  * big commands to a worker thread); by default it runs in place, on the calling thread.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type Analysis, analyzeBounded, type BashAnalysisError, type Options } from "./analysis.ts"
 import type { BashParserError, SyncParser } from "./parser.ts"
 

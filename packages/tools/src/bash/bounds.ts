@@ -2,7 +2,7 @@
  * The bounds of the bash analysis: the largest command and the deepest nesting it follows, and the
  * error for a command past either (a tool error, never a crash).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * The longest command analysed, in UTF-8 bytes: 128 KiB, the most Linux passes to a program as one

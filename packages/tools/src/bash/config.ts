@@ -3,7 +3,11 @@
  * (or `Layer.succeed(BashConfig.BashConfig, …)`) to change them. The process environment (HOME,
  * SHELL, PATH, COMSPEC) is read through Effect `Config`, so tests set it with a ConfigProvider.
  */
-import { Config, Context, Effect, Layer, Option } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 
 export interface Options {
   /** Timeout when the call gives none, in ms (opencode: 2 minutes). */

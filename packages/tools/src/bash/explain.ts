@@ -3,8 +3,8 @@
  * `Bash.analyzeCommand(command, {cwd})` and `Bash.explain(command, {cwd})`, which adds the
  * permission requests and, for every pattern, the decision and the rule that made it.
  */
-import { Effect } from "effect"
-import type { FileSystem } from "effect"
+import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
 import { Permission, Tool, Workspace } from "@agent-tools/core"
 import { type Analysis, analyzeBounded } from "./analysis.ts"
 import { BashConfig, environment } from "./config.ts"

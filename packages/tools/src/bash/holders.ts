@@ -5,7 +5,8 @@
  * elsewhere (`sleep 100 > /dev/null &`), and only then counts as holding the output when it has
  * the file open.
  */
-import { Effect, FileSystem } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 
 export const holdsFile = Effect.fn("Bash.holdsFile")(function*(file: string) {
   const fs = yield* FileSystem.FileSystem

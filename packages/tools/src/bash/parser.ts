@@ -4,7 +4,10 @@
  * and a CLI that never runs bash never pays for the wasm.
  */
 import { createRequire } from "node:module"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import type { Language, Parser, Tree } from "web-tree-sitter"
 
 export class BashParserError extends Schema.TaggedError<BashParserError>()("BashParserError", {

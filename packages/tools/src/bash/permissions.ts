@@ -12,7 +12,8 @@
  * earlier approval lets it through silently, and it is never stored as an approval. A configured
  * rule that denies it still denies.
  */
-import { Effect, FileSystem } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import { Permission, Tool, Workspace } from "@agent-tools/core"
 import type { Analysis, PathUse } from "./analysis.ts"
 

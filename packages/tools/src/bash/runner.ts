@@ -16,7 +16,17 @@
  *   survive: `escaped` reports when one still held the output after the kill, and the result never
  *   claims more than was verified.
  */
-import { Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Schedule, Schema, Scope, Stream } from "effect"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { Sandbox, Truncate } from "@agent-tools/core"
@@ -194,7 +204,7 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       killSignal: "SIGTERM",
       forceKillAfter: Duration.millis(options.grace)
     } as const
-    const sandboxed = options.sandbox !== undefined && options.sandbox.service.status.sandboxed
+    const sandboxed = options.sandbox !== undefined && (yield* options.sandbox.service.status).sandboxed
     // Wrapped whenever a sandbox is given (it prepares the call's resources); used only when it runs.
     const wrapping = options.sandbox === undefined
       ? undefined

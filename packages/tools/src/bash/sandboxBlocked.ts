@@ -8,7 +8,8 @@
  * path beside the error; each such path is resolved from the command's directory, and reported
  * when it lies outside everything the call could reach.
  */
-import { Effect, FileSystem } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import { type Sandbox, Workspace } from "@agent-tools/core"
 
 type Kind = "read-only" | "denied" | "missing"

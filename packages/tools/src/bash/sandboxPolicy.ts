@@ -6,7 +6,7 @@
  * read-only as the single path. When `external_directory` allows every path, nothing outside
  * is hidden.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Permission, type Sandbox } from "@agent-tools/core"
 import type { Plan } from "./permissions.ts"
 

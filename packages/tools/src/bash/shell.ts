@@ -8,7 +8,9 @@
  *   Files), else `cmd.exe`. A process tree there is killed with `taskkill /pid N /T /F`.
  */
 import * as NodePath from "node:path"
-import { Duration, Effect, Schema } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import type { Environment } from "./config.ts"
 

@@ -8,9 +8,11 @@
  *
  * Options come from `BashConfig` (a Context.Reference with defaults; see config.ts).
  */
-import { Effect, FileSystem, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Result from "effect/Result"
 import { ChildProcessSpawner } from "effect/process"
-import { z } from "zod"
+import * as z from "zod"
 import { Permission, Sandbox, Tool, Truncate, Workspace } from "@agent-tools/core"
 import { BashAnalyzer } from "./analyzer.ts"
 import { BashConfig, environment, NON_INTERACTIVE_ENV } from "./config.ts"
@@ -96,7 +98,8 @@ export const BashTool = Tool.define(
           Effect.sync(() => prepared.set(args, { command: args.command, workdir: args.workdir, plan })))
     }
 
-    const { status } = sandbox
+    // Asked when the tool is built (first listed or called): the description says whether commands are confined.
+    const status = yield* sandbox.status
     /** Under `sandbox.mode: required` without a sandbox, nothing is asked and nothing runs. */
     const refused = !status.sandboxed && status.required
       ? fail(`sandbox.mode is "required" but no sandbox can run here: ${status.reason}. The command was not run.`)
@@ -175,7 +178,7 @@ export const BashTool = Tool.define(
         maxTimeout: config.maxTimeout,
         maxLines: limits.maxLines,
         maxBytes: limits.maxBytes,
-        sandbox: sandbox.status.sandboxed ? { network: sandbox.status.network } : undefined
+        sandbox: status.sandboxed ? { network: status.network } : undefined
       }),
       parameters,
       execute,

@@ -4,7 +4,11 @@
  * editable text with the clear refusals: directory, too large, binary; the stale-read check; the
  * atomic commit and the FileTime record after it).
  */
-import { Effect, Exit, FileSystem, Path, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import * as Scope from "effect/Scope"
 import type { PlatformError } from "effect/PlatformError"
 import { type Events, FileTime, Tool, type Truncate, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"

@@ -4,7 +4,8 @@
  * bounded time), then the errors are reported as `LspReport.append` formats them. With the no-op
  * `Lsp` (LSP off) it returns "" at once: no waiting, no file-system call.
  */
-import { Effect, Path } from "effect"
+import * as Effect from "effect/Effect"
+import * as Path from "effect/Path"
 import { Lsp, LspReport, Workspace } from "@agent-tools/core"
 
 /** One-file tools name their file "this file"; apply_patch names each by its path. */

@@ -4,8 +4,8 @@
  * a call applied in order on the running text inside one file transaction (one read, one atomic
  * write, under the file's lock) — nothing written if any edit fails.
  */
-import { Effect } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import { type Call, type Changed, type ChangedBytes, callRequests, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
 import { editBytes } from "./editBytes.ts"

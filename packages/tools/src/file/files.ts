@@ -3,7 +3,11 @@
  * replacement (a temp file in the same directory, then rename, so a reader never sees half a file
  * and a crash leaves the old one), keeping the file mode, and creating missing parents.
  */
-import { Effect, FileSystem, Option, Path, Random } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Random from "effect/Random"
 import type { PlatformError } from "effect/PlatformError"
 import { takeBuffer } from "./buffers.ts"
 

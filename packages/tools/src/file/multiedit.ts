@@ -2,8 +2,8 @@
  * multiedit: several edits to one file, applied in order on the running text, all or nothing
  * (opencode's multiedit wrote each edit as it went, although its description promised atomicity).
  */
-import { Effect } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import type { Services } from "./common.ts"
 import { callRequests, fail } from "./common.ts"

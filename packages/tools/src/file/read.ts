@@ -6,9 +6,12 @@
  * Workspace marks as spills (its `spillDirectories`), and a non-file store's (`memory://`, S3 …)
  * are read through `SpillStorage.read`.
  */
-import { Effect, FileSystem, Path, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
-import { z } from "zod"
+import * as z from "zod"
 import { FileTime, Lsp, SpillStorage, Tool, Truncate } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
 import { displayPath, fail, notFoundMessage, type Services, similarNames } from "./common.ts"

@@ -4,8 +4,8 @@
  * read output: the file's encoding, its BOM, and CRLF endings when the file used only CRLF and the
  * new content uses only LF (read shows lines without their CR).
  */
-import { Effect } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import { callRequests, type Services, transaction } from "./common.ts"
 import { WRITE } from "./descriptions.ts"

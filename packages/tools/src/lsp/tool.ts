@@ -3,8 +3,10 @@
  * references, hover and the document's symbols. Experimental: offered only when `LspToolConfig`
  * enables it and a real `Lsp` is provided.
  */
-import { Context, Effect, Path } from "effect"
-import { z } from "zod"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Path from "effect/Path"
+import * as z from "zod"
 import { Lsp, Tool, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
 import { LSP, OPERATIONS } from "./description.ts"

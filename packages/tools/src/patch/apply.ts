@@ -9,7 +9,9 @@
  * In `sequential` mode (codex) the hunks before a failing one are committed and the failure is
  * reported after them; in `atomic` mode (default) a failure commits nothing.
  */
-import { Effect, FileSystem, Path } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
 import type { PlatformError } from "effect/PlatformError"
 import { Tool } from "@agent-tools/core"
 import { atomicWrite, describeFsError, ensureDirectory, inspect, MAX_EDIT_BYTES, writeTemp } from "../file/files.ts"

@@ -6,8 +6,9 @@
  * "sequential" })`) where the registry is built to get codex's semantics: hunks before a failing
  * one stay applied, an updated file always ends with a newline, a pure addition goes to the end.
  */
-import { Context, Effect } from "effect"
-import { z } from "zod"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { Events, FileTime, Tool } from "@agent-tools/core"
 import { externalRequest, locate } from "../shared/access.ts"
 import { displayPath, type Services } from "../file/common.ts"

@@ -3,7 +3,9 @@
  * `external_directory` request for a root outside it), mapping search errors to tool errors, and the
  * small formatting helpers of their outputs.
  */
-import { Effect, FileSystem, Path } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
 import { Ripgrep, Tool, Workspace } from "@agent-tools/core"
 import { externalRequest } from "../shared/access.ts"
 

@@ -11,8 +11,12 @@
  * search path, asking `external_directory` when it lies outside the workspace). When nothing
  * matches but ignored files would have, the output says so.
  */
-import { Duration, Effect, Option, Path, Stream } from "effect"
-import { z } from "zod"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Stream from "effect/Stream"
+import * as z from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
 import { requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { FILE_LIMIT, GLOB } from "./descriptions.ts"

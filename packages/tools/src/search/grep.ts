@@ -12,8 +12,10 @@
  * counted. Symbolic links are not followed, so a link cannot lead the search out of the workspace.
  * Hidden files are searched (CI configs, `.env.example`), `.git` never; ignore files still apply.
  */
-import { Effect, Path, Stream } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as Path from "effect/Path"
+import * as Stream from "effect/Stream"
+import * as z from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
 import { fail, plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { GREP, MATCH_LIMIT, MAX_LINE_LENGTH } from "./descriptions.ts"

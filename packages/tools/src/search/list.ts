@@ -6,8 +6,9 @@
  * bounded heap, so the top of the tree is always visible; every top-level directory is listed,
  * with the number of its files that are not shown. A notice says how many files were left out.
  */
-import { Effect, Stream } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as z from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
 import { plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { LIST, LIST_IGNORES, LIST_LIMIT } from "./descriptions.ts"

@@ -2,8 +2,8 @@
  * question: asks the user through the runtime's `QuestionResponder` and returns the answers.
  * Offered only where a responder can answer (a terminal, a client with forms, a UI).
  */
-import { Effect } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { QuestionResponder, Tool } from "@agent-tools/core"
 import { QUESTION } from "./descriptions.ts"
 

@@ -3,8 +3,8 @@
  * id. todowrite replaces the whole list (validated: statuses, priorities, unique ids); todoread
  * returns it.
  */
-import { Effect } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { TodoStore, Tool } from "@agent-tools/core"
 import { TODOREAD, TODOWRITE } from "./descriptions.ts"
 

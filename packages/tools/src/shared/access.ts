@@ -5,7 +5,7 @@
  * out counts as outside). Spill files of this workspace's store are readable without asking,
  * never writable.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Tool, Workspace } from "@agent-tools/core"
 
 export type Access = "read" | "write"

@@ -7,7 +7,8 @@
  * The check runs on the address a connection is about to use (after DNS), never on the host
  * name: the HTTP client that webfetch uses (`WebFetchClient`) calls `refusal` at connect time.
  */
-import { Option, Schema } from "effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 // The modules, not the net index: it loads every net module (DNS, interfaces…).
 import * as IpNetwork from "effect/net/IpNetwork"
 import * as NetAddress from "effect/net/NetAddress"

@@ -1,5 +1,6 @@
 /** Reading a response body with a bound on memory. */
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 
 /**

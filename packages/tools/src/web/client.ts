@@ -10,7 +10,9 @@
  * `BlockedAddressError`. `@agent-tools/node` provides such a client (`allowPrivateNetwork` turns
  * the check off); a test may provide any client, e.g. `layer(HttpClient)` on a local server.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as HttpClient from "effect/http/HttpClient"
 
 export class WebFetchClient extends Context.Service<WebFetchClient, HttpClient.HttpClient>()(

@@ -1,6 +1,6 @@
 /** codesearch: code and API context through Exa (`get_code_context_exa`); listed only where `ExaConfig` is provided. */
-import { Effect } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { Tool } from "@agent-tools/core"
 import { CODESEARCH, DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from "./descriptions.ts"
 import * as Exa from "./exa.ts"

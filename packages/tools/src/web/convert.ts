@@ -5,7 +5,7 @@
  * Each converter is loaded on first use: together they take longer to import than the rest of the
  * tools, and most runs (a CLI call, a server that never fetches) need neither.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 const SKIPPED = ["script", "style", "noscript", "iframe", "object", "embed", "template"] as const
 

@@ -7,7 +7,10 @@
  * the config enables websearch); the endpoint is the user's choice, so its address is not
  * policed like webfetch's.
  */
-import { Context, Duration, Effect, Redacted } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { Tool } from "@agent-tools/core"

@@ -7,13 +7,14 @@
  * fetches it with a call of its own, which asks its own permission. Which addresses may be
  * reached is the `WebFetchClient`'s business: it checks the address it connects to.
  */
-import { Duration, Effect } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 // The modules, not the http index: it loads the server side too (router, multipart…).
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
-import { z } from "zod"
+import * as z from "zod"
 import { Tool } from "@agent-tools/core"
 import { toBase64 } from "../file/text.ts"
 import { BlockedAddressError } from "./address.ts"

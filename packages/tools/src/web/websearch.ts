@@ -1,6 +1,6 @@
 /** websearch: a web search through Exa (`web_search_exa`); listed only where `ExaConfig` is provided. */
-import { Effect } from "effect"
-import { z } from "zod"
+import * as Effect from "effect/Effect"
+import * as z from "zod"
 import { Tool } from "@agent-tools/core"
 import { DEFAULT_NUM_RESULTS, MAX_NUM_RESULTS, WEBSEARCH } from "./descriptions.ts"
 import * as Exa from "./exa.ts"

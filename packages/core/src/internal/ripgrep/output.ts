@@ -3,7 +3,8 @@
  * concatenation, `--json` match messages validated with Schema into `Ripgrep.Match`, and stderr
  * lines sorted into per-path errors (a skipped path) and everything else (a real error).
  */
-import { Schema, Stream } from "effect"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import type { Count, Match, Skipped, Submatch } from "../../Ripgrep.ts"
 
 /**

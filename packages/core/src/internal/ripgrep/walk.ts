@@ -16,7 +16,10 @@
  * ancestor directory (a loop), are reported as `Skipped`, like unreadable directories.
  * Directories are read depth-first, entries sorted by name; a stack bounds the memory.
  */
-import { Effect, FileSystem, Option, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import type { Skipped } from "../../Ripgrep.ts"
 import { matchRules, parseFile, type Rule } from "./glob.ts"

@@ -1,0 +1,76 @@
+/**
+ * What the bundled executable loads before any command runs: the chunks `bin.js` imports
+ * statically (dynamic imports load only when a command needs them). Heavy dependencies that only
+ * some commands use must stay out of them, or every `agent-tools call` pays for loading them.
+ * Bundles into a temp directory and reads esbuild's metafile.
+ */
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+
+interface Metafile {
+  readonly outputs: Record<string, {
+    readonly imports: ReadonlyArray<{ readonly path: string; readonly kind: string; readonly external?: boolean }>
+    readonly inputs: Record<string, { readonly bytesInOutput: number }>
+    readonly entryPoint?: string
+  }>
+}
+
+/** Packages that only some commands or features use: loaded with `import()` when needed. */
+const LAZY: ReadonlyArray<readonly [string, RegExp]> = [
+  ["the MCP SDK", /@modelcontextprotocol/],
+  ["the AWS SDK", /@aws-sdk|@smithy/],
+  ["tree-sitter", /tree-sitter/],
+  ["turndown", /turndown|domino/],
+  ["html-to-text", /html-to-text|htmlparser2/],
+  ["undici", /undici/],
+  ["a language server client", /vscode-jsonrpc|vscode-languageserver/],
+  ["ajv", /[\\/]ajv[\\/]/],
+  // What a namespace import of a package index brings along: everything it re-exports. Sources
+  // import `* as z from "zod"` and effect by module (`effect/Effect`), so a bundle keeps what is used.
+  ["zod's locales (`import { z } from \"zod\"` keeps them all)", /zod[\\/]v4[\\/]locales[\\/](?!en\.js)/],
+  ["effect's index (import effect by module: `effect/Effect`, …)", /effect[\\/]dist[\\/]index\.js$/]
+]
+
+const dir = mkdtempSync(join(tmpdir(), "agent-tools-startup-bundle-test-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** Bundles once; the inputs of `bin.js` and of every chunk it imports statically. */
+const startupInputs = (() => {
+  let inputs: ReadonlyArray<string> | undefined
+  return (): ReadonlyArray<string> => {
+    if (inputs !== undefined) return inputs
+    const meta = join(dir, "meta.json")
+    const script = fileURLToPath(new URL("../scripts/bundle.mjs", import.meta.url))
+    execFileSync(process.execPath, [script], {
+      env: { ...process.env, AGENT_TOOLS_BUNDLE_OUT: join(dir, "out"), AGENT_TOOLS_BUNDLE_META: meta },
+      stdio: ["ignore", "ignore", "inherit"]
+    })
+    const metafile = JSON.parse(readFileSync(meta, "utf8")) as Metafile
+    const bin = Object.keys(metafile.outputs).find((out) => out.endsWith("/bin.js"))!
+    const seen = new Set<string>()
+    const visit = (out: string) => {
+      if (seen.has(out)) return
+      seen.add(out)
+      for (const i of metafile.outputs[out]?.imports ?? []) {
+        if (i.kind === "import-statement" && i.external !== true) visit(i.path)
+      }
+    }
+    visit(bin)
+    inputs = [...seen].flatMap((out) => Object.keys(metafile.outputs[out]!.inputs))
+    return inputs
+  }
+})()
+
+describe("the bundled executable at start-up", () => {
+  it("loads the tools, and none of the dependencies only some commands need", () => {
+    const inputs = startupInputs()
+    assert.isTrue(inputs.some((i) => i.includes("packages/tools/src/file/read.ts")), "read is in the start-up chunks")
+    for (const [name, pattern] of LAZY) {
+      assert.deepStrictEqual(inputs.filter((i) => pattern.test(i)), [], `${name} is loaded at start-up`)
+    }
+  }, 120_000)
+})
