@@ -30,6 +30,11 @@ import * as Utf8 from "./Utf8.ts"
 
 export class SpillError extends Schema.TaggedError<SpillError>()("SpillError", {
   message: Schema.String,
+  /**
+   * For code to match on, when known: `missing` — no spill under that path (expired, cleaned up,
+   * or never written); `foreign` — the path is not a spill of this store.
+   */
+  reason: Schema.optional(Schema.Literals(["missing", "foreign"])),
   cause: Schema.optional(Schema.Defect())
 }) {}
 
@@ -146,9 +151,11 @@ const settings = (options: Options) => ({
   maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES
 })
 
-const expired = (p: string) =>
-  new SpillError({ message: `The spilled output ${p} has expired or was cleaned up; run the tool again to get it.` })
-const notOurs = (p: string) => new SpillError({ message: `${p} is not a spill of this store` })
+/** The error every store gives for a spill path that names nothing (any more). */
+export const expired = (p: string) =>
+  new SpillError({ message: `The spilled output ${p} has expired or was cleaned up; run the tool again to get it.`, reason: "missing" })
+/** The error every store gives for a path that is not one of its spills. */
+export const notOurs = (p: string) => new SpillError({ message: `${p} is not a spill of this store`, reason: "foreign" })
 
 /**
  * Spills as files over Effect `FileSystem` and `Path`: in `dir`, or with `workspace` in that

@@ -1,5 +1,6 @@
 /**
- * The parts both SpillStorage layers share: spill names, the per-spill cap, string chunking, the
+ * The parts every SpillStorage layer shares (the file and memory ones here, the S3 one in
+ * `@agent-tools/spill-s3`): spill names, the per-spill cap, string chunking, the
  * lazy + hourly cleanup schedule, and writing a whole spill through a writer.
  */
 import * as Clock from "effect/Clock"

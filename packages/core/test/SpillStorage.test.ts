@@ -51,15 +51,6 @@ describe("SpillStorage.layer (file system)", () => {
         assert.isFalse(spill.owns(path.join(path.dirname(dir), path.basename(a))))
       })))
 
-  it.effect("names are unique and sort by creation", () =>
-    withSpill((spill) =>
-      Effect.gen(function*() {
-        const written: Array<string> = []
-        for (let i = 0; i < 40; i++) written.push(yield* spill.write(`${i}`))
-        assert.strictEqual(new Set(written).size, 40)
-        assert.deepStrictEqual((yield* spill.list).map((e) => e.path), written)
-      })))
-
   it.effect("a writer is invisible until commit; closing its scope without commit leaves nothing", () =>
     withSpill((spill, { dir, fs }) =>
       Effect.gen(function*() {
@@ -89,47 +80,6 @@ describe("SpillStorage.layer (file system)", () => {
         }))
         assert.strictEqual(yield* fs.readFileString(p), "one two")
         assert.deepStrictEqual(yield* fs.readDirectory(dir), [p.slice(dir.length + 1)])
-      })))
-
-  it.effect("past maxBytes: a trailer, and never half a character", () =>
-    withSpill((spill, { fs }) =>
-      Effect.gen(function*() {
-        assert.strictEqual(
-          yield* fs.readFileString(yield* spill.write("aaaaaaaa日本")),
-          "aaaaaaaa\n[spill truncated at 8 bytes]\n"
-        )
-        // The cap falls inside 日, which is split across two chunks.
-        const bytes = utf8("aaaaaaaaa日zz")
-        const p = yield* Effect.scoped(Effect.gen(function*() {
-          const w = yield* spill.writer
-          yield* w.write(bytes.slice(0, 10))
-          yield* w.write(bytes.slice(10))
-          return yield* w.commit
-        }))
-        assert.strictEqual(yield* fs.readFileString(p), "aaaaaaaaa\n[spill truncated at 9 bytes]\n")
-        const emoji = yield* spill.write("abcdefg🙂")
-        assert.strictEqual(text(yield* fs.readFile(emoji)), "abcdefg\n[spill truncated at 7 bytes]\n")
-        const exact = yield* spill.write("0123456789")
-        assert.strictEqual(yield* fs.readFileString(exact), "0123456789")
-      }), { maxBytes: 10 }))
-
-  it.effect("a large string goes through the chunked writer intact, a surrogate pair on a slice edge included", () =>
-    withSpill((spill, { fs }) =>
-      Effect.gen(function*() {
-        const big = "a".repeat((1 << 20) - 1) + "🙂" + "b".repeat(9 << 20) + "日本"
-        const p = yield* spill.write(big)
-        assertSameBytes(yield* fs.readFile(p), utf8(big))
-      })))
-
-  it.effect("reading a spill that is gone says it expired; a foreign path is refused", () =>
-    withSpill((spill, { fs, path, dir }) =>
-      Effect.gen(function*() {
-        const p = yield* spill.write("x")
-        yield* fs.remove(p)
-        const gone = yield* Effect.flip(Stream.runDrain(spill.read(p)))
-        assert.include(gone.message, "has expired or was cleaned up")
-        const foreign = yield* Effect.flip(Stream.runDrain(spill.read(path.join(dir, "..", "secret.txt"))))
-        assert.include(foreign.message, "is not a spill of this store")
       })))
 
   it.effect("cleanup of a directory that does not exist yet deletes nothing", () =>

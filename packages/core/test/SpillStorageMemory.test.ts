@@ -36,18 +36,6 @@ describe("SpillStorage.layerMemory", () => {
         assert.include(gone.message, "expired or was cleaned up")
       })))
 
-  it.effect("an uncommitted writer leaves nothing; the cap adds a trailer", () =>
-    withMemory((spill) =>
-      Effect.gen(function*() {
-        const scope = yield* Scope.make()
-        const w = yield* spill.writer.pipe(Scope.provide(scope))
-        yield* w.write(utf8("never committed"))
-        yield* Scope.close(scope, Exit.void)
-        assert.deepStrictEqual(yield* spill.list, [])
-        const p = yield* spill.write("0123456789abc")
-        assert.strictEqual(new TextDecoder().decode(yield* readSpill(spill, p)), "01234567\n[spill truncated at 8 bytes]\n")
-      }), { maxBytes: 8 }))
-
   it.effect("background cleanup deletes spills older than 7 days by Clock time", () =>
     withMemory((spill) =>
       Effect.gen(function*() {
