@@ -42,6 +42,11 @@ export interface Options {
     readonly sessionToken?: string
   } | undefined
   /** Spills whose LastModified is older than this are deleted by cleanup. Default 7. */
+  /**
+   * A client of your own (its own middleware, retries, HTTP agent); the connection options above
+   * are then not used, and the client is not destroyed with the layer.
+   */
+  readonly client?: S3Client | undefined
   readonly retentionDays?: number | undefined
   /** Per-spill cap in bytes, as in the file store. Default 4 GiB. */
   readonly maxBytes?: number | undefined
@@ -53,7 +58,8 @@ const DAY_MS = 24 * 60 * 60 * 1000
 /** DeleteObjects takes at most this many keys per request. */
 const DELETE_BATCH = 1000
 
-const clientOf = (options: Options): S3Client => {
+/** The client the layer makes from `options` (when it is not given one). */
+export const makeClient = (options: Options): S3Client => {
   const region = options.region ?? (options.endpoint !== undefined ? "us-east-1" : undefined)
   return new S3Client({
     ...(region !== undefined ? { region } : {}),
@@ -73,7 +79,8 @@ export const layer = (options: Options): Layer.Layer<SpillStorage.SpillStorage> 
   Layer.effect(
     SpillStorage.SpillStorage,
     Effect.gen(function*() {
-      const client = yield* Effect.acquireRelease(Effect.sync(() => clientOf(options)), (c) => Effect.sync(() => c.destroy()))
+      const client = options.client ??
+        (yield* Effect.acquireRelease(Effect.sync(() => makeClient(options)), (c) => Effect.sync(() => c.destroy())))
       const location: Location = { bucket: options.bucket, prefix: normalizePrefix(options.prefix) }
       const { bucket } = location
       const where = `s3://${bucket}/${location.prefix}`

@@ -1,7 +1,8 @@
 /**
  * One spill streamed into one object with the SDK's multipart `Upload`. Chunks go through a Node
- * stream whose back-pressure holds the writer while parts are in flight, so a writer holds about
- * `partSize × (queueSize + 2)` bytes whatever the size of the output. Nothing is visible under the
+ * stream whose back-pressure holds the writer while parts are in flight, so a writer holds at most
+ * about `partSize × (2 × queueSize + 2)` bytes whatever the size of the output (a part in flight
+ * may keep the buffer it was cut from, up to twice its size, alive). Nothing is visible under the
  * key until the upload completes; an upload whose scope closes before `finish` is aborted (a
  * multipart upload's parts are deleted with it).
  */
@@ -22,6 +23,8 @@ export interface UploadSettings {
 
 export const DEFAULT_UPLOAD: UploadSettings = { partSize: 8 * 1024 * 1024, queueSize: 4 }
 
+const HANDOFF = 1024 * 1024
+
 /** Spills are text; the type lets a browser or `aws s3 cp` show them as such. */
 const CONTENT_TYPE = "text/plain; charset=utf-8"
 
@@ -40,7 +43,8 @@ export const open = (
 ): Effect.Effect<ObjectUpload, never, Scope.Scope> =>
   Effect.gen(function*() {
     const target = `s3://${bucket}/${key}`
-    const body = new PassThrough({ highWaterMark: settings.partSize })
+    // A small hand-off buffer: the upload gathers the parts itself.
+    const body = new PassThrough({ highWaterMark: HANDOFF })
     const upload = new Upload({
       client,
       params: { Bucket: bucket, Key: key, Body: body, ContentType: CONTENT_TYPE },
@@ -53,10 +57,11 @@ export const open = (
     // Settles either way (a failure is kept for the next write or finish to report).
     const done = upload.done().then(() => undefined, (e: unknown) => void (failure = e))
     yield* Effect.addFinalizer(() =>
-      finished ? Effect.void : Effect.promise(async () => {
-        await upload.abort().catch(() => undefined)
-        body.destroy()
-        await done
+      // A body that fails makes the upload abort its multipart upload (parts deleted) before
+      // `done` settles, so the scope closes only when nothing of the spill is left.
+      finished ? Effect.void : Effect.promise(() => {
+        body.destroy(new Error("the spill was dropped before its commit"))
+        return done
       })
     )
     const fail = () => Effect.fail(failed(`cannot write ${target}`)(failure))
