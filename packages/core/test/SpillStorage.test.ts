@@ -29,7 +29,6 @@ const withSpill = <A, E>(
     }).pipe(Effect.provide(SpillStorage.layer({ dir, ...options })))
   }).pipe(Effect.provide(Node))
 
-const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 
 describe("SpillStorage.layer (file system)", () => {
   it.effect("writes strings and bytes as tool_<id> files in a directory it creates", () =>

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, FileSystem, Layer, Path, Scope, Stream } from "effect"
+import { Effect, FileSystem, Layer, Path, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as PlatformError from "effect/PlatformError"
 import { MemoryFileSystem } from "@agent-tools/testing"

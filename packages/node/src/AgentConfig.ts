@@ -49,6 +49,20 @@ const TruncationConfig = z.strictObject({
   ).optional().describe("Per-tool overrides, by tool id.")
 }).describe("How long tool outputs are cut down; the full output is spilled to a file the model can page.")
 
+const S3SpillConfig = z.strictObject({
+  bucket: z.string().min(1).describe("The bucket the spills go to; every host configured with the same bucket and prefix can page them."),
+  prefix: z.string().optional().describe("Key prefix of the spills, e.g. \"agent-tools/spill/\" (a trailing / is added)."),
+  endpoint: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }).optional().describe(
+    "The server of an S3-compatible store other than AWS (MinIO, R2, …)."
+  ),
+  region: z.string().min(1).optional().describe("The bucket's region (default: AWS_REGION, or us-east-1 with an endpoint)."),
+  forcePathStyle: z.boolean().optional().describe("Address the bucket in the path instead of the host name (most non-AWS servers need it).")
+}).describe(
+  "Spills in an S3-compatible bucket instead of files, as s3://bucket/key references that read and grep page on any host " +
+    "with the same config. Credentials come from the AWS SDK's default chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, " +
+    "AWS_PROFILE, instance roles)."
+)
+
 const SpillConfig = z.strictObject({
   dir: z.string().min(1).optional().describe(
     "Where full outputs of truncated calls are kept (default: the user's data directory), each workspace's in a " +
@@ -59,7 +73,12 @@ const SpillConfig = z.strictObject({
   maxBytes: z.number().int().min(1).optional().describe(
     "Most bytes one spill keeps (default 4 GiB); past it the spill ends with a [spill truncated at N bytes] line and " +
       "the truncation notice says only the first N bytes were saved."
-  )
+  ),
+  s3: S3SpillConfig.optional()
+}).superRefine((config, ctx) => {
+  if (config.dir !== undefined && config.s3 !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["dir"], input: config.dir, message: "no dir when s3 is set (spills then go to the bucket)" })
+  }
 }).describe("The spill store for truncated outputs.")
 
 const ToolsConfig = z.strictObject({
@@ -206,6 +225,8 @@ export const ConfigSchema = z.strictObject({
 }).meta({ title: "agent-tools configuration", description: "The agent-tools.json file of a workspace." })
 
 export type AgentConfig = z.output<typeof ConfigSchema>
+/** The `spill.s3` settings. */
+export type S3Spill = z.output<typeof S3SpillConfig>
 /** What `layer` accepts as `config`: the file's content as an object. */
 export type Input = z.input<typeof ConfigSchema>
 

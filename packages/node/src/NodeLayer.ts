@@ -97,6 +97,8 @@ export interface Settings {
   readonly retentionDays: number | undefined
   /** The most bytes one spill keeps (undefined: the store's default). */
   readonly spillMaxBytes: number | undefined
+  /** Spills in this S3 bucket instead of `spillDir` (config `spill.s3`). */
+  readonly spillS3: AgentConfig.S3Spill | undefined
   readonly platform: string
   /** The sandbox config, extra paths absolute. */
   readonly sandbox: Bubblewrap.Options
@@ -169,6 +171,7 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     spillDir,
     retentionDays: config.spill?.retentionDays,
     spillMaxBytes: config.spill?.maxBytes,
+    spillS3: config.spill?.s3,
     platform,
     sandbox,
     skillDirectories: absolute(config.skills?.directories ?? Skills.DEFAULT_DIRECTORIES)!,
@@ -197,10 +200,25 @@ const searchSettings = Effect.fnUntraced(function*(config: AgentConfig.AgentConf
 /**
  * The spill store of the settings: files in this workspace's private subdirectory of `spillDir`,
  * deleted after `retentionDays`, each at most `spillMaxBytes` long. Commands write their output
- * straight into its files (`direct`): they are on the disk the commands see.
+ * straight into its files (`direct`): they are on the disk the commands see. With `spillS3`, the
+ * spills are objects in that bucket instead.
  */
 export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
-  SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes, direct: true })
+  s.spillS3 === undefined
+    ? SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes, direct: true })
+    : s3SpillLayer(s.spillS3, s)
+
+/**
+ * The spill store in an S3 bucket (config `spill.s3`), credentials from the AWS SDK's default
+ * chain. The package and the SDK are loaded only here: a process without `spill.s3` never loads them.
+ */
+const s3SpillLayer = (s3: AgentConfig.S3Spill, s: Settings): Layer.Layer<SpillStorage.SpillStorage> =>
+  Layer.unwrap(
+    Effect.map(
+      Effect.promise(() => import("@agent-tools/spill-s3")),
+      ({ S3SpillStorage }) => S3SpillStorage.layer({ ...s3, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes })
+    )
+  )
 
 const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolRegistry.Options => ({
   ...extra,

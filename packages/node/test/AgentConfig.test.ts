@@ -30,6 +30,26 @@ describe("AgentConfig.decode", () => {
       assert.deepStrictEqual(yield* AgentConfig.decode({}), {})
     }))
 
+  it.effect("spill.s3: accepted whole, and each bad value named by its key", () =>
+    Effect.gen(function*() {
+      const s3 = { bucket: "team-spills", prefix: "agents/", endpoint: "http://127.0.0.1:9000", region: "eu-west-1", forcePathStyle: true }
+      assert.deepStrictEqual(yield* AgentConfig.decode({ spill: { s3, retentionDays: 2 } }), { spill: { s3, retentionDays: 2 } })
+      assert.deepStrictEqual(yield* problemsOf({ spill: { s3: {} } }), ["spill.s3.bucket: expected a string, got nothing"])
+      assert.deepStrictEqual(yield* problemsOf({ spill: { s3: { bucket: "" } } }), [`spill.s3.bucket: expected a non-empty string, got ""`])
+      assert.deepStrictEqual(yield* problemsOf({ spill: { s3: { bucket: "b", endpoint: "ftp://host" } } }), [
+        `spill.s3.endpoint: expected an http:// or https:// URL, got "ftp://host"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ spill: { s3: { bucket: "b", forcePathStyle: "yes" } } }), [
+        `spill.s3.forcePathStyle: expected true or false, got "yes"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ spill: { s3: { bucket: "b", secretKey: "x" } } }), [
+        "spill.s3.secretKey: unknown key (expected one of bucket, prefix, endpoint, region, forcePathStyle)"
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ spill: { dir: "/x", s3: { bucket: "b" } } }), [
+        `spill.dir: expected no dir when s3 is set (spills then go to the bucket), got "/x"`
+      ])
+    }))
+
   it.effect("names the bad key, what was expected and what was found", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* problemsOf({ truncation: { direction: "middle" } }), [
@@ -177,7 +197,7 @@ describe("AgentConfig.decode", () => {
         "truncation.tools.bash.tail: unknown key (expected one of maxLines, maxBytes, direction, strategy, disabled)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ spill: { directory: "/x" } }), [
-        "spill.directory: unknown key (expected one of dir, retentionDays, maxBytes)"
+        "spill.directory: unknown key (expected one of dir, retentionDays, maxBytes, s3)"
       ])
     }))
 
