@@ -11,14 +11,16 @@
  * Unreadable paths, and matched files that vanish before their mtime is read, are skipped and
  * counted. Symbolic links are not followed, so a link cannot lead the search out of the workspace.
  * Hidden files are searched (CI configs, `.env.example`), `.git` never; ignore files still apply.
+ * A `path` naming a spill of a store without files (`s3://…`) is searched in the store (`grepSpill`).
  */
 import * as Effect from "effect/Effect"
 import * as Path from "effect/Path"
 import * as Stream from "effect/Stream"
 import * as z from "zod"
-import { Ripgrep, Tool } from "@agent-tools/core"
+import { Ripgrep, SpillStorage, Tool } from "@agent-tools/core"
 import { fail, plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "./common.ts"
 import { GREP, MATCH_LIMIT, MAX_LINE_LENGTH } from "./descriptions.ts"
+import { grepSpill, isStoreSpill } from "./grepSpill.ts"
 import { type FileCount, NewestFiles } from "./topk.ts"
 
 const parameters = z.object({
@@ -75,29 +77,34 @@ export const format = (
   return { output: lines.join("\n"), count }
 }
 
+const grepRequest = (args: z.output<typeof parameters>): Tool.AskInput => ({
+  permission: "grep",
+  patterns: [args.pattern],
+  always: ["*"],
+  metadata: { pattern: args.pattern, path: args.path, include: args.include }
+})
+
 export const GrepTool = Tool.define(
   "grep",
   Effect.gen(function*() {
     const services = yield* Effect.context<Services>()
     const rg = yield* Ripgrep.Ripgrep
     const path = yield* Path.Path
+    const spill = yield* SpillStorage.SpillStorage
 
     /** The search root and the call's permission requests. */
     const prepare = Effect.fnUntraced(function*(args: z.output<typeof parameters>) {
       if (args.pattern === "") return yield* fail("grep", "pattern is required")
+      // A spill in a store without files: nothing outside the workspace is reached, only grep is asked.
+      if (isStoreSpill(spill, args.path)) return { root: undefined, requests: [grepRequest(args)] }
       const root = yield* resolveRoot("grep", args.path, { directoryOnly: false })
-      const requests = requestsOf(root, {
-        permission: "grep",
-        patterns: [args.pattern],
-        always: ["*"],
-        metadata: { pattern: args.pattern, path: args.path, include: args.include }
-      })
-      return { root, requests }
+      return { root, requests: requestsOf(root, grepRequest(args)) }
     }, Effect.provideContext(services))
 
     const execute = Effect.fn("GrepTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
       const { root, requests } = yield* prepare(args)
       yield* ctx.askAll(requests)
+      if (root === undefined) return yield* grepSpill(spill, args.path!, args.pattern)
       const cwd = root.isDirectory ? root.real : path.dirname(root.real)
       const target = root.isDirectory ? undefined : [path.basename(root.real)]
       const skipped = new SkippedPaths()
