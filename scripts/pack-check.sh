@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Packs every package as it would be published and uses the tarballs as a stranger would: a plain
 # `npm install` of them into an empty directory outside the repository (dependencies come from the
-# registry), then the CLI (`--version`, `mcp` driven by a real MCP client) and the library (a plain
-# .mjs importing @agent-tools/node) run there on the repository's Node 22.
+# registry), then the CLI (`--version`, `mcp` driven by a real MCP client) and the library (plain
+# .mjs files importing @agent-tools/node and @agent-tools/spill-s3) run there on the repository's Node 22.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
@@ -61,5 +61,8 @@ node mcp-client.mjs "$work/project"
 
 echo "--- a plain .mjs importing @agent-tools/node"
 node library.mjs "$work/project"
+
+echo "--- a plain .mjs importing @agent-tools/spill-s3 (the AWS SDK from the registry)"
+node spill-s3.mjs
 
 echo "pack-check: ok"

@@ -99,7 +99,8 @@ export const explain = Command.make(
 const withSpill = <A, E>(flags: Flags.Workspace, f: (spill: SpillStorage.SpillStorage["Service"], dir: string) => Effect.Effect<A, E>) =>
   Effect.gen(function*() {
     const settings = yield* Flags.settings(flags)
-    return yield* SpillStorage.SpillStorage.use((spill) => f(spill, spill.directory ?? settings.spillDir)).pipe(
+    const where = settings.spillS3 === undefined ? settings.spillDir : `s3://${settings.spillS3.bucket}/${settings.spillS3.prefix ?? ""}`
+    return yield* SpillStorage.SpillStorage.use((spill) => f(spill, spill.directory ?? where)).pipe(
       Effect.provide(NodeAgentTools.spillLayer(settings))
     )
   }).pipe(Effect.mapError(Exit.classify))
@@ -130,7 +131,8 @@ const spillCleanup = Command.make(
 export const spill = Command.make("spill").pipe(
   Command.withDescription(
     "The spill store: full outputs of truncated tool calls, one private directory per workspace " +
-      "under spill.dir (default: the user's data directory); --cwd selects the workspace"
+      "under spill.dir (default: the user's data directory), or the objects under spill.s3's bucket and prefix; " +
+      "--cwd selects the workspace"
   ),
   Command.withSubcommands([spillList, spillCleanup])
 )

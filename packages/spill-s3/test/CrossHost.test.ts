@@ -39,10 +39,10 @@ interface Result {
   readonly metadata: Record<string, unknown>
 }
 
-/** `agent-tools call <tool> <args> --json` in `cwd`, credentials from the AWS environment variables. */
-const call = (cwd: string, tool: string, args: unknown) =>
+/** `agent-tools <args>` in `cwd`, credentials from the AWS environment variables; its JSON output. */
+const run = <A>(args: ReadonlyArray<string>) =>
   Effect.promise(() =>
-    new Promise<Result>((resolve, reject) => {
+    new Promise<A>((resolve, reject) => {
       const env: NodeJS.ProcessEnv = {
         ...process.env,
         AWS_ACCESS_KEY_ID: running.server.credentials.accessKeyId,
@@ -52,12 +52,15 @@ const call = (cwd: string, tool: string, args: unknown) =>
       delete env.AWS_PROFILE
       execFile(
         process.execPath,
-        ["--conditions=agent-tools-source", BIN, "call", tool, JSON.stringify(args), "--cwd", cwd, "--json", "--yes"],
+        ["--conditions=agent-tools-source", BIN, ...args],
         { env, maxBuffer: 16 * 1024 * 1024 },
-        (error, stdout, stderr) => error === null ? resolve(JSON.parse(stdout) as Result) : reject(new Error(`${error.message}\n${stderr}`))
+        (error, stdout, stderr) => error === null ? resolve(JSON.parse(stdout) as A) : reject(new Error(`${error.message}\n${stderr}`))
       )
     })
   )
+
+const call = (cwd: string, tool: string, args: unknown) =>
+  run<Result>(["call", tool, JSON.stringify(args), "--cwd", cwd, "--json", "--yes"])
 
 it.live("a spill written on one host is paged and searched on another through its s3:// reference", () =>
   Effect.gen(function*() {
@@ -74,4 +77,7 @@ it.live("a spill written on one host is paged and searched on another through it
 
     const found = yield* call(b, "grep", { pattern: "^19999[0-9]$", path: ref })
     assert.strictEqual(found.output, [`Found 10 matches`, `${ref}:`, ...Array.from({ length: 10 }, (_, i) => `  Line ${199990 + i}: ${199990 + i}`)].join("\n"))
+
+    const listed = yield* run<ReadonlyArray<{ path: string; size: number }>>(["spill", "list", "--cwd", b, "--json"])
+    assert.deepStrictEqual(listed.map((e) => [e.path, e.size]), [[ref, 1_288_895]])
   }), 120_000)
