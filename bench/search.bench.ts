@@ -12,7 +12,7 @@
  */
 import { Effect, Layer, ManagedRuntime, Stream } from "effect"
 import { NodeServices } from "@effect/platform-node"
-import { Ripgrep, RipgrepBinary, RipgrepPortable, Tool, Workspace } from "@agent-tools/core"
+import { Ripgrep, RipgrepBinary, RipgrepPortable, SpillStorage, Tool, Workspace } from "@agent-tools/core"
 import * as NodeStat from "../packages/node/src/NodeStat.ts"
 import { GlobTool, GrepTool } from "@agent-tools/tools"
 import { spawn, spawnSync } from "node:child_process"
@@ -154,7 +154,7 @@ const ripgrepLayer = (backend: Backend) =>
 /** Builds the services and the tool once per (backend, root); returns a runner for calls. */
 const toolRunner = async (backend: Backend, root: string, tool: Tool.Definition<string, any, any>) => {
   const runtime = ManagedRuntime.make(
-    Layer.mergeAll(Workspace.layer({ root }), ripgrepLayer(backend)).pipe(Layer.provideMerge(NodeServices.layer))
+    Layer.mergeAll(Workspace.layer({ root }), ripgrepLayer(backend), SpillStorage.layerMemory()).pipe(Layer.provideMerge(NodeServices.layer))
   )
   const def = await runtime.runPromise(tool.init)
   return (args: unknown) => runtime.runPromise(def.execute(args as never, ctx))

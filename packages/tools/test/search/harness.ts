@@ -8,7 +8,7 @@ import { Effect, FileSystem, Layer, Path, Stream } from "effect"
 import * as PlatformError from "effect/PlatformError"
 import { NodeServices } from "@effect/platform-node"
 import { MemoryFileSystem } from "@agent-tools/testing"
-import { Ripgrep, RipgrepBinary, RipgrepPortable, Tool, Workspace } from "@agent-tools/core"
+import { Ripgrep, RipgrepBinary, RipgrepPortable, SpillStorage, Tool, Workspace } from "@agent-tools/core"
 import { spawnSync } from "node:child_process"
 
 export const hasRg = spawnSync("rg", ["--version"]).status === 0
@@ -131,7 +131,8 @@ export const withFixture = <A, E>(backend: Backend, fixture: Fixture, body: (env
           mtimes: (cwd, paths) => Stream.filter(rg.mtimes(cwd, paths), (m) => !vanished.has(path.join(cwd, m.path)))
         }))
     ).pipe(Layer.provide(backend.ripgrep))
-    const services = Layer.mergeAll(Workspace.layer({ root }), ripgrep).pipe(
+    // grep needs the spill store for `s3://`-style spill paths; these tests search files only.
+    const services = Layer.mergeAll(Workspace.layer({ root }), ripgrep, SpillStorage.layerMemory()).pipe(
       Layer.provideMerge(unreadable.size === 0 ? Layer.empty : denying((p) => unreadable.has(p))),
       Layer.provideMerge(Layer.succeed(FileSystem.FileSystem, fs)),
       Layer.provideMerge(Layer.succeed(Path.Path, path))
