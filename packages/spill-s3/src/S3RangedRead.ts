@@ -5,7 +5,9 @@
  * (read's pager once its page is full) makes no further request.
  */
 import { GetObjectCommand, type S3Client } from "@aws-sdk/client-s3"
-import { Effect, Option, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { SpillStorage } from "@agent-tools/core"
 import { failed, isMissing, isRangeNotSatisfiable } from "./S3Errors.ts"
 

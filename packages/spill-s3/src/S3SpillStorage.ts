@@ -18,7 +18,11 @@ import {
   PutObjectCommand,
   S3Client
 } from "@aws-sdk/client-s3"
-import { Clock, Effect, Layer, type Scope, Stream } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { SpillStorage, SpillWriting } from "@agent-tools/core"
 import { failed } from "./S3Errors.ts"
 import * as S3RangedRead from "./S3RangedRead.ts"

@@ -10,7 +10,11 @@
  * ```
  */
 import { deepStrictEqual, match, strictEqual } from "node:assert/strict"
-import { Effect, Exit, type Layer, Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import { SpillStorage } from "@agent-tools/core"
 
