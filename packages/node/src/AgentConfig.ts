@@ -137,6 +137,10 @@ const LspConfig = z.union([
     enabled: z.boolean().optional().describe("Run language servers (default true when this object is given)."),
     diagnosticsTimeout: z.number().int().min(0).max(60_000).optional().describe(
       "The longest a file change waits for the language server's diagnostics, in milliseconds (default 3000)."
+    ),
+    workspaceTypeScript: z.boolean().optional().describe(
+      "Run the workspace's own TypeScript (node_modules/typescript) for the language server when it has one " +
+        "(default false: the TypeScript agent-tools depends on). That file is the workspace's code, run on the host."
     )
   })
 ]).describe(
