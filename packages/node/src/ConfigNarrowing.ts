@@ -172,25 +172,36 @@ export const narrow = (workspace: AgentConfig.AgentConfig, ctx: Context): Narrow
 // Combining
 
 /**
- * The workspace's config over the user's: objects merge key by key, any other value (a string, a
- * number, an array, `lsp: true`) is replaced by the workspace's. `permission` is not merged here:
- * its rules are ordered, so each config's rules are kept as a list (see `NodeLayer.settings`); the
- * result carries the workspace's permission when it has one.
+ * The workspace's config over the user's: objects merge key by key, lists join (the user's
+ * `tools.disabled` stay disabled, both configs' tool directories load), any other value (a
+ * string, a number, `lsp: true`) is the workspace's. An MCP server of the same name is the
+ * workspace's whole, and a spill `dir` or `s3` replaces the other. `permission` is not merged here:
+ * its rules are ordered, so each config's rules are kept as a list (see `WorkspaceTrust.load`);
+ * the result carries the workspace's permission when it has one.
  */
 export const merge = (user: AgentConfig.AgentConfig, workspace: AgentConfig.AgentConfig): AgentConfig.AgentConfig => {
   const { permission: userPermission, ...userRest } = user
   const { permission: workspacePermission, ...workspaceRest } = workspace
   const permission = workspacePermission ?? userPermission
-  const merged = deepMerge(userRest, workspaceRest) as AgentConfig.AgentConfig
+  const merged = deepMerge(userRest, workspaceRest, "") as AgentConfig.AgentConfig
   return permission === undefined ? merged : { ...merged, permission }
 }
 
-const deepMerge = (base: unknown, over: unknown): unknown => {
+/** Values replaced whole rather than merged: an MCP server's settings belong together. */
+const REPLACED = (path: string) => path.startsWith("mcp.")
+
+/** Keys that exclude each other: setting one drops the others of the base. */
+const EXCLUSIVE: Readonly<Record<string, ReadonlyArray<string>>> = { spill: ["dir", "s3"] }
+
+const deepMerge = (base: unknown, over: unknown, path: string): unknown => {
   if (over === undefined) return base
-  if (!isRecord(base) || !isRecord(over)) return over
+  if (Array.isArray(base) && Array.isArray(over)) return [...new Set([...base, ...over])]
+  if (!isRecord(base) || !isRecord(over) || REPLACED(path)) return over
   const result: Record<string, unknown> = { ...base }
+  const exclusive = EXCLUSIVE[path] ?? []
+  if (exclusive.some((key) => over[key] !== undefined)) for (const key of exclusive) delete result[key]
   for (const [key, value] of Object.entries(over)) {
-    result[key] = deepMerge(result[key], value)
+    result[key] = deepMerge(result[key], value, path === "" ? key : `${path}.${key}`)
   }
   return result
 }
