@@ -135,7 +135,7 @@ describe("agent-tools (in-process)", () => {
 
     live("exit 2: a bad config names the key; a missing workspace", () =>
       Effect.gen(function*() {
-        const ws = yield* workspace({ config: { truncation: { direction: "middle" } } })
+        const ws = yield* workspace({ config: { truncation: { direction: "middle" } }, trusted: false })
         const r = yield* run(["call", "echo", `{"text":"x"}`, "--cwd", ws.dir])
         assert.strictEqual(r.code, 2)
         assert.include(r.stderr, `agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"`)
