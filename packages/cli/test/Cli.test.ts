@@ -21,7 +21,7 @@ describe("agent-tools (in-process)", () => {
 
     live("--help on every command, --version", () =>
       Effect.gen(function*() {
-        for (const args of [["--help"], ["tools", "--help"], ["call", "--help"], ["mcp", "--help"], ["explain", "--help"], ["spill", "--help"], ["spill", "list", "--help"], ["spill", "cleanup", "-h"]]) {
+        for (const args of [["--help"], ["tools", "--help"], ["call", "--help"], ["mcp", "--help"], ["explain", "--help"], ["spill", "--help"], ["spill", "list", "--help"], ["spill", "cleanup", "-h"], ["trust", "--help"]]) {
           const r = yield* run(args)
           assert.strictEqual(r.code, 0, args.join(" "))
           assert.include(r.stdout, "USAGE", args.join(" "))
