@@ -59,7 +59,8 @@ export const tools = Command.make(
   "List the tools of the workspace, with their descriptions and JSON Schemas (--json): the tools a call from " +
     "here can use (question only when stdin is a terminal; task needs a sub-agent runner, which the CLI has not; " +
     "batch when experimental.batch_tool is set), and those of the MCP servers in the config's mcp key, which are " +
-    "started for the listing (one that fails is a warning on stderr)"
+    "started for the listing (one that fails is a warning on stderr). When the workspace's own agent-tools.json is " +
+    "not trusted (agent-tools trust), a first line names what of it was ignored"
 ))
 
 // ---------------------------------------------------------------------------------------------
@@ -93,7 +94,8 @@ export const explain = Command.make(
 ).pipe(
   Command.withDescription(
     "Show the permission decisions a call would need (each permission, pattern, decision and the rule " +
-      "that decided), without running it: the tool's own requests, the very list `call` asks as one prompt"
+      "that decided), without running it: the tool's own requests, the very list `call` asks as one prompt. When the " +
+      "workspace's own agent-tools.json is not trusted (agent-tools trust), a last line names what of it was ignored"
   ),
   Command.withExamples([{
     command: `agent-tools explain bash '{"command":"git status && rm -rf build","description":"clean"}'`,
