@@ -8,6 +8,10 @@
  * `sed` scripts are read here too, for the files their `w`/`r` commands write and read.
  */
 
+import { gitSubcommandCode, runsCode } from "./runsCode.ts"
+import { shellVariableCode, subscriptCode } from "./shellEval.ts"
+import { SHELLS } from "./wrappers.ts"
+
 /** An option that takes inline code, per interpreter. */
 const INLINE_CODE: Record<string, RegExp> = {
   python: /^-[A-Za-z]*c/,
@@ -28,6 +32,21 @@ const INLINE_CODE: Record<string, RegExp> = {
   osascript: /^-e/,
   tclsh: /^-c/,
   jshell: /^-c/
+}
+
+/**
+ * The file a shell or interpreter runs as its code (`bash s.sh`, `. s.sh`, `python3 s.py`): its
+ * first operand; undefined when it runs inline code, standard input, or nothing.
+ */
+export const scriptFile = <W extends { readonly value: string }>(name: string, args: ReadonlyArray<W>): W | undefined => {
+  if (name !== "source" && name !== "." && !SHELLS.has(name) && INLINE_CODE[name] === undefined) return undefined
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value
+    if (v === "--") return args[i + 1]
+    if (v === "-o" || v === "-O" || v === "+o" || v === "+O") i++
+    else if (!v.startsWith("-") && !v.startsWith("+")) return args[i]
+  }
+  return undefined
 }
 
 /** Options after which an interpreter runs no code: it prints something and exits. */
@@ -91,6 +110,8 @@ const gitCode = (values: ReadonlyArray<string>): string | undefined => {
   }
   const sub = values[i]
   const rest = values.slice(i + 1)
+  const passed = gitSubcommandCode(sub, rest)
+  if (passed !== undefined) return passed
   if (sub === "rebase" && rest.some((v) => v === "-x" || v.startsWith("--exec") || /^-[A-Za-z]*x/.test(v))) {
     return "git rebase --exec runs a command"
   }
@@ -254,6 +275,8 @@ export const sedScripts = (values: ReadonlyArray<string>): { readonly scripts: R
  * cannot see; undefined when it does not.
  */
 export const hiddenCode = (name: string, values: ReadonlyArray<string>): string | undefined => {
+  const named = runsCode(name, values) ?? subscriptCode(name, values)
+  if (named !== undefined) return named
   const interpreter = unseenInterpreterCode(name, values)
   if (interpreter === "inline") return `${name} runs inline code`
   if (interpreter === "stdin") return `${name} reads its code from standard input`
@@ -291,8 +314,11 @@ const CODE_ENV = new Set([
 /** `PAGER=cat`, `GIT_EDITOR=true`: the harmless values agents set to stay non-interactive. */
 const HARMLESS_VALUE = /^(cat|less|more|true|false|:)?( -[A-Za-z]+)*$/
 
-/** Why assigning `value` to `name` runs unseen code; undefined for an ordinary variable. */
-export const codeVariable = (name: string, value: string): string | undefined =>
+/**
+ * Why assigning `value` to `name` runs unseen code; undefined for an ordinary variable.
+ * `dynamic`: the value is only known at run time.
+ */
+export const codeVariable = (name: string, value: string, dynamic = false): string | undefined =>
   (CODE_ENV.has(name) || /^GIT_CONFIG_(KEY|VALUE|COUNT)/.test(name)) && !HARMLESS_VALUE.test(value)
     ? `${name} makes programs run code that is not in the command line`
-    : undefined
+    : shellVariableCode(name, value, dynamic)

@@ -75,6 +75,9 @@ export const MODIFYING_COMMANDS: ReadonlySet<string> = set(
   "chown", "chgrp", "mkdir", "sed", "dd", "srm", "trash", "trash-put"
 )
 
+/** Commands whose arguments are never paths: arguments arriving unseen (`xargs echo`) touch no file. */
+export const NO_PATH_ARGUMENTS: ReadonlySet<string> = set("echo", "printf", "true", "false", "kill")
+
 /** Last operand is the destination; with `-t DIR` every operand is a source. */
 const DESTINATION_LAST = set("cp", "mv", "install", "ln", "link", "rsync")
 /** Commands that delete their operands: a delete is an edit, asked under `edit` like a write. */

@@ -86,7 +86,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("wrapper", "sudo -u bob timeout 5 rm a.txt", edit("a.txt"), bash("rm a.txt", "sudo -u bob timeout 5 rm a.txt")),
   c("wrapper", "sudo -s", bash("sudo -s")),
   c("wrapper", "xargs rm < list.txt", bash("rm", U("xargs rm < list.txt"))),
-  c("wrapper", "git ls-files | xargs grep foo", bash("git ls-files", "grep foo")),
+  c("wrapper", "git ls-files | xargs grep foo", bash("git ls-files", "grep foo", U("git ls-files | xargs grep foo"))),
   c("wrapper", "find . -name '*.tmp' -exec rm {} \\;", edit("."), bash("find . -name '*.tmp' -exec rm {} \\;", "rm {}")),
   c("wrapper", "find /tmp -delete", ext("/tmp/*"), edit("../tmp"), bash("find /tmp -delete")),
   c("wrapper", "bash -c 'rm a.txt'", edit("a.txt"), bash("rm a.txt")),
@@ -211,7 +211,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("stdin", "bash s.sh", bash("bash s.sh")),
 
   // Wrappers that run a command: unwrapped where it can be seen, unanalysable where not.
-  c("unwrap", "env -S'rm x'", edit("x"), bash("rm x")),
+  c("unwrap", "env -S'rm x'", edit("x"), bash("rm x", "env -S'rm x'", U("env -S'rm x'"))),
   c("unwrap", "trap -- 'rm x' EXIT", edit("x"), bash("rm x")),
   c("unwrap", "runuser -u u -- rm x", edit("x"), bash("rm x", "runuser -u u -- rm x")),
   c("unwrap", "script -qc 'rm x' /dev/null", edit("x"), bash("rm x")),
