@@ -23,6 +23,7 @@ import type { Analysis, Command, Options, PathSource, PathUse } from "./analysis
 import { BashAnalysisError, MAX_NESTING, nestingError, sizeError } from "./bounds.ts"
 import { clip, type Context, copy, errorSnippet, isUnsafe, joinTexts, literalWord, MAX_DEPTH, type State, unique } from "./walkState.ts"
 import { type Access, commandPaths, isDevice, type Kind, MODIFYING_COMMANDS, NO_PATH_ARGUMENTS, normalize, resolvePath } from "./paths.ts"
+import { outputPaths } from "./outputOptions.ts"
 import { exact, forms, SAFE_ENV, SYSTEM_BIN } from "./patterns.ts"
 import { evaluate, evaluateLeaf, isLeafWord, type LeafWord, makeWord, type Word } from "./words.ts"
 import { assignmentName, findParts, UNSUPPORTED_NAMES, unwrap, WRAPPER_NAMES } from "./wrappers.ts"
@@ -324,6 +325,11 @@ class Walker {
 
     const unwrapped = unwrap(normName, normalized)
     if (unwrapped?._tag === "inner") {
+      // The wrapper's own output file (`time -o f`, `strace -o f`).
+      for (const o of outputPaths(normName, unwrapped.wrapper.slice(1))) {
+        if (o.word.dynamic) this.unsupport(`${normName}: the path ${clip(o.word.text)} is only known at run time`)
+        else this.path(o.word, "write", o.kind, "argument", text, ctx.state.cwd)
+      }
       let state = ctx.state
       if (unwrapped.chdir !== undefined) {
         state = copy(ctx.state)
