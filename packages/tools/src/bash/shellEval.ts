@@ -35,9 +35,14 @@ export const shellVariableCode = (name: string, value: string, dynamic: boolean)
   return undefined
 }
 
-/** `[[ -v 'a[$(cmd)]' ]]`: a test that names a variable whose subscript bash evaluates. */
+/**
+ * `[[ -v 'a[$(cmd)]' ]]`, `[[ 'a[$(cmd)]' -eq 1 ]]`: a test that names a variable, or compares as
+ * arithmetic, where bash evaluates a subscript.
+ */
 export const testSubscriptCode = (text: string): string | undefined =>
-  /(^|\s)-v\s/.test(text) && SUBSCRIPT_CODE.test(text) ? `[[ -v ]] evaluates a subscript as code` : undefined
+  /(^|\s)-(v|eq|ne|lt|le|gt|ge)\s/.test(text) && SUBSCRIPT_CODE.test(text)
+    ? "[[ ]] evaluates a subscript as code"
+    : undefined
 
 /** `${x@P}`: the value of `x` expanded as a prompt. */
 export const promptExpansion = (text: string): string | undefined =>
@@ -52,9 +57,11 @@ const NAME_OPTIONS: Record<string, ReadonlySet<string>> = {
 
 /** Builtins whose operands are (or assign) variable names, whose subscripts bash evaluates. */
 const NAME_OPERANDS = new Set([
-  "read", "test", "[", "[[", "declare", "typeset", "local", "export", "readonly", "let", "unset", "mapfile",
-  "readarray", "getopts", "printf"
+  "read", "declare", "typeset", "local", "export", "readonly", "let", "mapfile", "readarray", "getopts"
 ])
+
+/** `test -v NAME`, `[ -v NAME ]`: only the word after `-v` is a variable name. */
+const TESTS = new Set(["test", "["])
 
 /**
  * Why `name values…` makes bash evaluate a subscript as code (`printf -v 'a[$(rm x)]' 1`,
@@ -65,9 +72,9 @@ export const subscriptCode = (name: string, values: ReadonlyArray<string>): stri
   const operands = NAME_OPERANDS.has(name)
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!
-    const option = named !== undefined && named.has(v) ? values[i + 1] : undefined
+    const option = (named !== undefined && named.has(v)) || (TESTS.has(name) && v === "-v") ? values[i + 1] : undefined
     // `printf FORMAT args` only names a variable through -v; the others through any operand.
-    const candidate = option ?? (operands && name !== "printf" ? v : undefined)
+    const candidate = option ?? (operands ? v : undefined)
     if (candidate !== undefined && SUBSCRIPT_CODE.test(candidate)) {
       return `${name} evaluates the subscript in ${candidate} as code`
     }

@@ -275,6 +275,8 @@ export const corpus: ReadonlyArray<Case> = [
   c("shell-eval", "read 'a[$(rm x)]' <<< 1", bash("read 'a[$(rm x)]'", U("read 'a[$(rm x)]' <<< 1"))),
   c("shell-eval", "test -v 'a[$(rm x)]'", bash("test -v 'a[$(rm x)]'", U("test -v 'a[$(rm x)]'"))),
   c("shell-eval", "[[ -v 'a[$(rm x)]' ]]", bash(U("[[ -v 'a[$(rm x)]' ]]"))),
+  c("shell-eval", "[[ 'a[$(rm x)]' -eq 1 ]]", bash(U("[[ 'a[$(rm x)]' -eq 1 ]]"))),
+  c("substitution", "[[ $x == \"[$(date)]\" ]]", bash("date")),
   c("shell-eval", "declare 'a[$(rm x)]=1'", bash(U("declare 'a[$(rm x)]=1'"))),
   c("shell-eval", "let 'a[$(rm x)]=1'", bash("let 'a[$(rm x)]=1'", U("let 'a[$(rm x)]=1'"))),
   c("shell-eval", "x='a[$(rm x)]'; echo $((x))", bash("echo $((x))", U("x='a[$(rm x)]'; echo $((x))"))),
