@@ -16,7 +16,7 @@
 import * as Effect from "effect/Effect"
 import type { Node, TreeCursor } from "web-tree-sitter"
 import { expandBraces, MAX_BRACE_WORDS, wordFromText } from "./braces.ts"
-import { codeVariable, hiddenCode, scriptFile, sedEffects, sedScripts } from "./code.ts"
+import { codeVariable, hiddenCode, scriptFiles, sedEffects, sedScripts } from "./code.ts"
 import { ALIAS_REASON, aliasDefinitions, promptExpansion, subscriptCode, testSubscriptCode } from "./shellEval.ts"
 import type { SyncParser } from "./parser.ts"
 import type { Analysis, Command, Options, PathSource, PathUse } from "./analysisTypes.ts"
@@ -306,6 +306,9 @@ class Walker {
       return
     }
     const raw = name.value
+    // `sudo 'BASH_FUNC_ls%%=() { …; }' bash -c ls`: a wrapper that passes assignments on.
+    const exported = raw.includes("=") ? codeVariable(raw.slice(0, raw.indexOf("=")), raw.slice(raw.indexOf("=") + 1)) : undefined
+    if (exported !== undefined) this.unsupport(exported)
     const slash = raw.lastIndexOf("/")
     const normName = slash >= 0 ? raw.slice(slash + 1) : raw
     const foreignPath = slash >= 0 && !SYSTEM_BIN.has(raw.slice(0, slash) || "/")
@@ -384,8 +387,7 @@ class Walker {
     })
     this.commands.push({ text, argv, patterns, always, via: ctx.via, cwd: ctx.state.cwd })
     const values = args.map((w) => w.value)
-    const file = scriptFile(normName, args)
-    if (file !== undefined) this.runsWritten(file, normName, ctx.state.cwd)
+    for (const file of scriptFiles(normName, args)) this.runsWritten(file, normName, ctx.state.cwd)
     const hidden = hiddenCode(normName, values)
     if (hidden !== undefined) this.unsupport(hidden)
     const aliases = aliasDefinitions(normName, values)

@@ -8,8 +8,9 @@
  * `sed` scripts are read here too, for the files their `w`/`r` commands write and read.
  */
 
-import { gitSubcommandCode, runsCode } from "./runsCode.ts"
+import { gitSubcommandCode, makefileOf, runsCode } from "./runsCode.ts"
 import { shellVariableCode, subscriptCode } from "./shellEval.ts"
+import { makeWord, type Word } from "./words.ts"
 import { SHELLS } from "./wrappers.ts"
 
 /** An option that takes inline code, per interpreter. */
@@ -35,18 +36,25 @@ const INLINE_CODE: Record<string, RegExp> = {
 }
 
 /**
- * The file a shell or interpreter runs as its code (`bash s.sh`, `. s.sh`, `python3 s.py`): its
- * first operand; undefined when it runs inline code, standard input, or nothing.
+ * The files a shell, interpreter or `make` runs as code (`bash s.sh`, `. s.sh`, `python3 s.py`,
+ * `make -f m.mk`, or the makefiles `make` looks for): none when it runs inline code, standard
+ * input, or nothing.
  */
-export const scriptFile = <W extends { readonly value: string }>(name: string, args: ReadonlyArray<W>): W | undefined => {
-  if (name !== "source" && name !== "." && !SHELLS.has(name) && INLINE_CODE[name] === undefined) return undefined
+export const scriptFiles = (name: string, args: ReadonlyArray<Word>): ReadonlyArray<Word> => {
+  if (name === "make" || name === "gmake") {
+    const file = makefileOf(args.map((a) => a.value))
+    if (file === undefined) return ["GNUmakefile", "makefile", "Makefile"].map((f) => makeWord(f, f, false, false, false))
+    const at = args.find((a) => a.value === file || a.value.endsWith(`=${file}`) || a.value === `-f${file}`)
+    return at === undefined ? [] : [{ ...at, value: file }]
+  }
+  if (name !== "source" && name !== "." && !SHELLS.has(name) && INLINE_CODE[name] === undefined) return []
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value
-    if (v === "--") return args[i + 1]
+    if (v === "--") return args.slice(i + 1, i + 2)
     if (v === "-o" || v === "-O" || v === "+o" || v === "+O") i++
-    else if (!v.startsWith("-") && !v.startsWith("+")) return args[i]
+    else if (!v.startsWith("-") && !v.startsWith("+")) return [args[i]!]
   }
-  return undefined
+  return []
 }
 
 /** Options after which an interpreter runs no code: it prints something and exits. */

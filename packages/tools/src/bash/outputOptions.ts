@@ -32,8 +32,18 @@ const ANY_COMMAND: OutputSpec = { long: ["--log-file", "--logfile", "--output-fi
 
 const compiler: ReadonlyArray<OutputSpec> = [{ short: ["-o"] }]
 
-const subcommand = (...names: ReadonlyArray<string>) => (values: ReadonlyArray<string>) =>
-  names.includes(values.find((v) => !v.startsWith("-")) ?? "")
+/** git's options before the subcommand that take a separate value. */
+const GIT_GLOBAL_VALUES = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"])
+
+/** The subcommand is one of `names` (`git -C dir format-patch …`: global options skipped). */
+const subcommand = (...names: ReadonlyArray<string>) => (values: ReadonlyArray<string>) => {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!
+    if (GIT_GLOBAL_VALUES.has(v)) i++
+    else if (!v.startsWith("-")) return names.includes(v)
+  }
+  return false
+}
 
 /** tar creating, appending or updating an archive writes the `-f` file. */
 const tarWrites = (values: ReadonlyArray<string>) => {

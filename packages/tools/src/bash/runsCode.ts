@@ -118,6 +118,27 @@ const node: Check = (values) => {
   return undefined
 }
 
+/** The makefile `make` reads: `-f FILE`, or undefined for the default (`Makefile` in the directory). */
+export const makefileOf = (values: ReadonlyArray<string>): string | undefined => {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!
+    if (v === "-f" || v === "--file" || v === "--makefile") return values[i + 1]
+    if (v.startsWith("--file=") || v.startsWith("--makefile=")) return v.slice(v.indexOf("=") + 1)
+    if (/^-f./.test(v)) return v.slice(2)
+  }
+  return undefined
+}
+
+/** `make` runs the workspace's makefile, an ordinary command; inline or piped make code is not. */
+const make = (name: string): Check => (values) => {
+  if (hasOption(values, ["--eval"], ["-E"])) return `${name} --eval runs inline make code`
+  const file = makefileOf(values)
+  if (file === "-" || (file !== undefined && /^\/dev\/(stdin|fd\/\d+)$|^\/proc\/self\/fd\/\d+$/.test(file))) {
+    return `${name} reads its makefile from standard input`
+  }
+  return undefined
+}
+
 const always = (reason: string): Check => () => reason
 
 export const RUNS_CODE: Record<string, Check> = {
@@ -139,8 +160,8 @@ export const RUNS_CODE: Record<string, Check> = {
   sqlite3: sqlite,
   socat: (values) =>
     values.some((v) => /(^|!!)(exec|system)[:,]/i.test(v)) ? "socat EXEC: / SYSTEM: runs a command" : undefined,
-  make: (values) => hasOption(values, ["--eval"], ["-E"]) ? "make --eval runs inline make code" : undefined,
-  gmake: (values) => hasOption(values, ["--eval"], ["-E"]) ? "gmake --eval runs inline make code" : undefined,
+  make: make("make"),
+  gmake: make("gmake"),
   node,
   nodejs: node,
   bun: (values) =>

@@ -145,6 +145,8 @@ export const corpus: ReadonlyArray<Case> = [
   c("output", "npm pack --pack-destination ../outside", ext("/outside/*"), edit("../outside"), bash("npm pack --pack-destination ../outside")),
   c("output", "rsync --log-file=../outside/l a.txt b.txt", ext("/outside/*"), edit("b.txt", "../outside/l"), bash("rsync --log-file=../outside/l a.txt b.txt")),
   c("output", "time -o ../outside/t ls", ext("/outside/*"), edit("../outside/t"), bash("ls")),
+  c("output", "git -C . format-patch -o ../outside HEAD~1", ext("/outside/*"), edit("../outside"), bash("git format-patch -o ../outside HEAD~1")),
+  c("output", "make test", bash("make test")),
 
   // Paths outside the workspace, whatever the command.
   c("external", "head -1 /etc/hosts", ext("/etc/*"), bash("head -1 /etc/hosts")),
@@ -283,6 +285,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("shell-eval", "declare -n r='a[$(rm x)]'; r=1", bash(U("declare -n r='a[$(rm x)]'; r=1"))),
   c("shell-eval", "env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls", bash("env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls", "ls", U("env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls"))),
   c("shell-eval", "shopt -s expand_aliases; alias ls='rm x'; ls", edit("x"), bash("shopt -s expand_aliases", "alias ls='rm x'", "rm x", "ls", U("shopt -s expand_aliases; alias ls='rm x'; ls"))),
+  c("shell-eval", "sudo 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls", bash("BASH_FUNC_ls%%=() { rm x; } bash -c ls", "sudo BASH_FUNC_ls%%=() { rm x; } bash -c ls", U("sudo 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls"))),
 
   // Programs that run a command or load code named in an option or argument, and package runners.
   c("runs-code", "env -iS'rm x'", edit("x"), bash("rm x", "env -iS'rm x'", U("env -iS'rm x'"))),
@@ -330,6 +333,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("runs-code", "npm exec rimraf x", bash("npm exec rimraf x", U("npm exec rimraf x"))),
   c("runs-code", "yarn dlx rimraf x", bash("yarn dlx rimraf x", U("yarn dlx rimraf x"))),
   c("runs-code", "bunx rimraf x", bash("bunx rimraf x", U("bunx rimraf x"))),
+  c("runs-code", "echo 'x:; rm x' | make -f - x", bash("echo 'x:; rm x'", "make x", U("echo 'x:; rm x' | make -f - x"))),
 
   // A script the same command wrote, then ran: nobody read its code.
   c("written", "echo 'rm -rf x' > s.sh && bash s.sh", edit("s.sh"), bash("echo 'rm -rf x'", "bash s.sh", U("echo 'rm -rf x' > s.sh && bash s.sh"))),
@@ -338,6 +342,7 @@ export const corpus: ReadonlyArray<Case> = [
   c("written", "echo 'rm -rf x' > s.sh && . ./s.sh", edit("s.sh"), bash("echo 'rm -rf x'", ". ./s.sh", U("echo 'rm -rf x' > s.sh && . ./s.sh"))),
   c("written", "echo 'rm -rf x' > s.sh && chmod +x s.sh && ./s.sh", edit("s.sh"), bash("echo 'rm -rf x'", "chmod +x s.sh", "s.sh", "./s.sh", U("echo 'rm -rf x' > s.sh && chmod +x s.sh && ./s.sh"))),
   c("written", "printf 'rm x' | tee s.sh && bash s.sh", edit("s.sh"), bash("printf 'rm x'", "tee s.sh", "bash s.sh", U("printf 'rm x' | tee s.sh && bash s.sh"))),
+  c("written", "printf 'x:\\n\\trm x\\n' > Makefile && make x", edit("Makefile"), bash("printf 'x:\\n\\trm x\\n'", "make x", U("printf 'x:\\n\\trm x\\n' > Makefile && make x"))),
 
   // Deleting is editing.
   c("delete", "rm -rf build", edit("build"), bash("rm -rf build")),
