@@ -18,11 +18,11 @@
 /** Prompt strings bash expands (parameter expansion, command substitution) before using them. */
 const PROMPTS = new Set(["PS0", "PS1", "PS2", "PS3", "PS4"])
 
-/** Something bash could expand into code: a substitution, an expansion, or a backslash escape. */
-const EXPANDS = /[$`\\]/
+/** Something a prompt expands into code: a substitution or an expansion (`\u`-style escapes run nothing). */
+const EXPANDS = /[$`]/
 
 /** `a[$(cmd)]`, `a[`cmd`]`: a subscript holding a command substitution. */
-const SUBSCRIPT_CODE = /\[[^\]]*(\$\(|`|\$\{)/
+const SUBSCRIPT_CODE = /\[[^\]]*(\$\(|`)/
 
 /**
  * Why setting `name` to `value` makes bash evaluate code of its own accord; undefined when not.

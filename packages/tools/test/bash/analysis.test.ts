@@ -228,7 +228,22 @@ describe("unsupported parts", () => {
     ["su -c 'rm -rf /x' root", []],
     ["coproc ls", ["coproc is not supported by the analysis"]],
     ["git status", []],
-    ["echo $UNKNOWN", []]
+    ["echo $UNKNOWN", []],
+    // The same programs used without hidden code stay analysable.
+    ["PS4='+ '; set -x; ls", []],
+    ["msg=\"[$(date)]\"; echo $msg", []],
+    ["printf -v out '%s' x", []],
+    ["vim +10 a.txt", []],
+    ["rsync -avz -e ssh a.txt host:b", []],
+    ["rsync -e 'sh -c x' a.txt host:b", ["rsync -e runs another program as its remote shell"]],
+    ["sqlite3 db 'select 1'", []],
+    ["ssh host ls", []],
+    ["tar -xzf a.tgz", []],
+    ["node a.js --require x", []],
+    ["npm test", []],
+    ["pnpm exec tsc", []],
+    ["make build", []],
+    ["bash s.sh; echo x > s.sh", []]
   ]
   for (const [command, expected] of table) {
     it.effect(`${command} → ${JSON.stringify(expected)}`, () =>
