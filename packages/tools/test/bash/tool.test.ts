@@ -141,6 +141,32 @@ describe("bash tool: paths the kernel's way", () => {
   }
 })
 
+describe("bash tool: hidden code under `*` allowed and `rm *` denied", () => {
+  // Each would delete `victim` through code the analysis cannot see; none may run without an ask.
+  const rules: Permission.Ruleset = [...ALLOW_ALL, { permission: "bash", pattern: "rm *", action: "deny" }]
+  for (
+    const command of [
+      "PS4='$(rm victim)'; set -x; true",
+      "x='$(rm victim)'; echo ${x@P}",
+      "printf -v 'a[$(rm victim)]' 1",
+      "x='a[$(rm victim)]'; echo $((x))",
+      "env 'BASH_FUNC_f%%=() { rm victim; }' bash -c f",
+      "env -S 'rm victim'",
+      "echo 'rm victim' > s.sh && bash s.sh",
+      "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm victim' victim",
+      "split --filter='rm victim' victim"
+    ]
+  ) {
+    live(`${command}: not run without an ask`, { rules }, () =>
+      Effect.gen(function*() {
+        writeFileSync(join(root, "victim"), "v\n")
+        const error = yield* Effect.flip(call(args(command)))
+        assert.include(["PermissionRejectedError", "PermissionDeniedError"], error._tag)
+        assert.isTrue(existsSync(join(root, "victim")))
+      }))
+  }
+})
+
 describe("bash tool: results", () => {
   live("returns the output, exit code and title; a non-zero exit is a result", {}, () =>
     Effect.gen(function*() {
