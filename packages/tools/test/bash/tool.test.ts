@@ -2,11 +2,11 @@
  * The bash tool end to end: permissions asked in order, as one prompt (and nothing runs when one is refused),
  * results and notes, truncation with the spill on disk, workdir, shell and environment.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { FakeSpawner, RecordingSandbox } from "@agent-tools/testing"
@@ -16,6 +16,7 @@ const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-tool-")))
 const root = join(base, "ws")
 const spillDir = join(base, "spill")
 mkdirSync(join(root, "sub"), { recursive: true })
+afterAll(() => rmSync(base, { recursive: true, force: true }))
 
 interface Setup {
   readonly rules?: Permission.Ruleset
