@@ -68,16 +68,19 @@ export const OUTPUT_OPTIONS: Record<string, ReadonlyArray<OutputSpec>> = {
     { short: ["-o"], long: ["--output-directory"], directory: true, when: subcommand("format-patch") },
     { short: ["-o"], when: subcommand("archive") }
   ],
-  curl: [{ short: ["-o", "-D", "-c"], style: "cluster", long: ["--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"] }, {
-    long: ["--output-dir"],
-    directory: true
-  }],
-  wget: [{ short: ["-O", "-o", "-a"], style: "cluster", long: ["--output-document", "--output-file", "--append-output", "--save-cookies"] }, {
-    short: ["-P"],
-    style: "cluster",
-    long: ["--directory-prefix"],
-    directory: true
-  }],
+  curl: [
+    {
+      short: ["-o", "-D", "-c"],
+      style: "cluster",
+      long: ["--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save",
+        "--hsts", "--alt-svc"]
+    },
+    { long: ["--output-dir"], directory: true }
+  ],
+  wget: [
+    { short: ["-O", "-o", "-a"], style: "cluster", long: ["--output-document", "--output-file", "--append-output", "--save-cookies"] },
+    { short: ["-P"], style: "cluster", long: ["--directory-prefix"], directory: true }
+  ],
   sort: [{ short: ["-o"], style: "cluster", long: ["--output"] }],
   gcc: compiler,
   "g++": compiler,

@@ -42,10 +42,12 @@ const ssh = (name: string): Check => (values) => {
   return undefined
 }
 
+const TAR_COMMAND_OPTIONS = [
+  "--to-command", "--checkpoint-action", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command"
+]
+
 const tar: Check = (values) => {
-  if (hasOption(values, ["--to-command", "--checkpoint-action", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command"])) {
-    return "tar runs a command given in its options"
-  }
+  if (hasOption(values, TAR_COMMAND_OPTIONS)) return "tar runs a command given in its options"
   // `-I PROG` / `-F SCRIPT`, alone or in a cluster (`-xIf`), and the old style (`tar xIf`).
   const first = values[0] ?? ""
   const clusters = values.filter((v) => /^-[A-Za-z]+/.test(v) && !v.startsWith("--"))
@@ -70,8 +72,9 @@ const EDITORS_CODE = (name: string): Check => (values) => {
     if (v === "-c" || v === "--cmd" || v === "-S" || v === "-s" || v === "-u") {
       return `${name} ${v} runs editor commands, which can run shell commands`
     }
-    // `+cmd` runs an Ex command; `+` and `+N` only place the cursor.
-    if (v.startsWith("+") && !/^\+\d*$/.test(v)) return `${name} ${v} runs an editor command, which can run shell commands`
+    // `+cmd` runs an Ex command; `+`, `+N` and `+/pattern` only place the cursor (a `|` would
+    // start another command).
+    if (v.startsWith("+") && !/^\+(\d*|\/[^|\n]*)$/.test(v)) return `${name} ${v} runs an editor command, which can run shell commands`
   }
   return undefined
 }

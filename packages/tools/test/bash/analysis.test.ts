@@ -234,6 +234,8 @@ describe("unsupported parts", () => {
     ["msg=\"[$(date)]\"; echo $msg", []],
     ["printf -v out '%s' x", []],
     ["vim +10 a.txt", []],
+    ["vim +/TODO a.txt", []],
+    ["vim '+/x/|!rm x' a.txt", ["vim +/x/|!rm x runs an editor command, which can run shell commands"]],
     ["rsync -avz -e ssh a.txt host:b", []],
     ["rsync -e 'sh -c x' a.txt host:b", ["rsync -e runs another program as its remote shell"]],
     ["sqlite3 db 'select 1'", []],
