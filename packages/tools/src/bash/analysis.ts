@@ -6,9 +6,11 @@
  * directory with their `..` segments kept for Workspace to resolve after symlinks.
  *
  * Anything it cannot see through (a syntax error, a command name known only at run time, a path
- * argument built from variables, `cd $X`, code read from stdin, inline interpreter code, a path
- * through a link the script made) is listed in `unsupported`: the tool then asks for the whole
- * command text and never lets a rule allow it silently.
+ * argument built from variables, `cd $X`, `cd -P` past a `..`, code read from stdin, inline
+ * interpreter code and programs running a command named in an option (`code.ts`, `runsCode.ts`),
+ * text bash itself evaluates as code (`shellEval.ts`), a script the command wrote and then runs,
+ * arguments `xargs` reads, a path through a link the script made) is listed in `unsupported`: the
+ * tool then asks for the whole command text and never lets a rule allow it silently.
  *
  * The work is linear in the size of the command; `analyzeBounded` refuses commands over
  * `MAX_COMMAND_BYTES` and nesting past `MAX_NESTING` with a BashAnalysisError.

@@ -5,7 +5,9 @@
  * --script-shell`. Each is reported with a reason; the command is then asked as unanalysed, so a
  * prefix rule (`git *`, `sed -n *`) does not approve it.
  *
- * `sed` scripts are read here too, for the files their `w`/`r` commands write and read.
+ * `sed` scripts are read here too, for the files their `w`/`r` commands write and read. The table
+ * of other programs that run a command named in an option is `runsCode.ts`; text bash evaluates
+ * by itself (prompts, subscripts, exported functions) is `shellEval.ts`.
  */
 
 import { gitSubcommandCode, makefileOf, runsCode } from "./runsCode.ts"
