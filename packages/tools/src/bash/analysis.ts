@@ -40,8 +40,11 @@ class Walker {
   readonly functions = new Set<string>()
   /** Where the script makes links (lexically normalised): the kernel will follow them, unseen. */
   readonly links: Array<string> = []
-  /** Files the script writes (lexically normalised): running one later runs code nobody read. */
-  readonly written: Array<string> = []
+  /**
+   * Files the script writes (lexically normalised), and whether anything under it may be written
+   * too (`tar -x -C dir`): running one later runs code nobody read.
+   */
+  readonly written: Array<{ readonly path: string; readonly tree: boolean }> = []
   /** `set -P`: every later `cd` resolves physically, like `cd -P`. */
   private physical = false
   private depth = 0
@@ -407,7 +410,7 @@ class Walker {
     const at = resolvePath(file, cwd)
     if (at === undefined) return
     const path = normalize(at.path)
-    if (this.written.some((w) => path === w || path.startsWith(w === "/" ? w : `${w}/`))) {
+    if (this.written.some((w) => path === w.path || (w.tree && path.startsWith(w.path === "/" ? w.path : `${w.path}/`)))) {
       this.unsupport(`${name} runs ${clip(file.text)}, which this command writes: its code is not seen`)
     }
   }
@@ -545,7 +548,7 @@ class Walker {
         this.unsupport(`${clip(word.text)} may go through a link made earlier in the same command`)
       }
     }
-    if (access === "write") this.written.push(normalize(path))
+    if (access === "write") this.written.push({ path: normalize(path), tree: kind === "directory" || resolved.glob })
     if (!isDevice(path)) {
       this.paths.push({ input: word.text, path, access, kind: resolved.glob ? "directory" : kind, source, command })
     }

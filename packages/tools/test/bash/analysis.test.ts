@@ -245,7 +245,9 @@ describe("unsupported parts", () => {
     ["npm test", []],
     ["pnpm exec tsc", []],
     ["make build", []],
-    ["bash s.sh; echo x > s.sh", []]
+    ["bash s.sh; echo x > s.sh", []],
+    ["mkdir -p build && cd build && make", []],
+    ["tar -xf a.tar && bash s.sh", ["bash runs s.sh, which this command writes: its code is not seen"]]
   ]
   for (const [command, expected] of table) {
     it.effect(`${command} → ${JSON.stringify(expected)}`, () =>
