@@ -5,7 +5,7 @@
  * - prompt strings: `PS4='$(…)'` runs on every `set -x` trace line, `${x@P}` expands `x` as a
  *   prompt (command substitutions included);
  * - array subscripts: a variable name given to a builtin (`printf -v`, `read`, `test -v`,
- *   `[[ -v ]]`, `declare`, `let`, `unset`, …) or a value evaluated in arithmetic may carry
+ *   `[[ -v ]]`, `declare`, `let`, …) or a value evaluated in arithmetic may carry
  *   `a[$(cmd)]`, and bash runs the substitution when it evaluates the subscript;
  * - exported functions: `BASH_FUNC_name%%=() { …; }` in the environment defines a function in
  *   every bash started below, replacing whatever command has that name;
