@@ -2,11 +2,11 @@
  * The bash tool end to end: permissions asked in order, as one prompt (and nothing runs when one is refused),
  * results and notes, truncation with the spill on disk, workdir, shell and environment.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { FakeSpawner, RecordingSandbox } from "@agent-tools/testing"
@@ -16,6 +16,7 @@ const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-tool-")))
 const root = join(base, "ws")
 const spillDir = join(base, "spill")
 mkdirSync(join(root, "sub"), { recursive: true })
+afterAll(() => rmSync(base, { recursive: true, force: true }))
 
 interface Setup {
   readonly rules?: Permission.Ruleset
@@ -137,6 +138,32 @@ describe("bash tool: paths the kernel's way", () => {
         assert.strictEqual(error._tag, "PermissionDeniedError")
         assert.strictEqual(readFileSync(join(base, "outside", "secret"), "utf8"), "s\n")
         assert.isFalse(existsSync(join(base, "outside", "f")))
+      }))
+  }
+})
+
+describe("bash tool: hidden code under `*` allowed and `rm *` denied", () => {
+  // Each would delete `victim` through code the analysis cannot see; none may run without an ask.
+  const rules: Permission.Ruleset = [...ALLOW_ALL, { permission: "bash", pattern: "rm *", action: "deny" }]
+  for (
+    const command of [
+      "PS4='$(rm victim)'; set -x; true",
+      "x='$(rm victim)'; echo ${x@P}",
+      "printf -v 'a[$(rm victim)]' 1",
+      "x='a[$(rm victim)]'; echo $((x))",
+      "env 'BASH_FUNC_f%%=() { rm victim; }' bash -c f",
+      "env -S 'rm victim'",
+      "echo 'rm victim' > s.sh && bash s.sh",
+      "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm victim' victim",
+      "split --filter='rm victim' victim"
+    ]
+  ) {
+    live(`${command}: not run without an ask`, { rules }, () =>
+      Effect.gen(function*() {
+        writeFileSync(join(root, "victim"), "v\n")
+        const error = yield* Effect.flip(call(args(command)))
+        assert.include(["PermissionRejectedError", "PermissionDeniedError"], error._tag)
+        assert.isTrue(existsSync(join(root, "victim")))
       }))
   }
 })
