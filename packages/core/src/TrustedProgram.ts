@@ -43,13 +43,15 @@ const realDirectories = Effect.fnUntraced(function*(untrusted: ReadonlyArray<str
   return [...all]
 })
 
+const MISSING = "it does not exist"
+
 /** Why `file` may not be run, or undefined when it may. */
 const problem = Effect.fnUntraced(function*(file: string, untrusted: ReadonlyArray<string>) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   if (!path.isAbsolute(file)) return "it is not an absolute path"
   const real = yield* fs.realPath(file).pipe(Effect.option)
-  if (Option.isNone(real)) return "it does not exist"
+  if (Option.isNone(real)) return MISSING
   const dirs = yield* realDirectories(untrusted)
   const inside = dirs.find((d) => within(d, file) || within(d, real.value))
   if (inside !== undefined) return `it lies in ${inside}, which sandboxed commands can write`
@@ -83,7 +85,7 @@ export const check = Effect.fn("TrustedProgram.check")(function*(
   const why = yield* problem(file, untrusted)
   if (why === undefined) return file
   return yield* new UntrustedProgramError({
-    reason: "untrusted",
+    reason: why === MISSING ? "not-found" : "untrusted",
     program: file,
     message: `${file} is not run: ${why}. Programs the agent runs must lie outside the workspace and the sandbox's writable paths.`
   })

@@ -401,10 +401,13 @@ const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
         : TrustedProgram.check(options.bwrap, untrusted)
     )
     if (found._tag === "Failure") {
+      const install = "(install bubblewrap: apt-get install bubblewrap, dnf install bubblewrap)"
       return yield* fallback(
-        found.failure.reason === "not-found"
-          ? `${found.failure.message} (install bubblewrap: apt-get install bubblewrap, dnf install bubblewrap)`
-          : found.failure.message
+        found.failure.reason === "untrusted"
+          ? found.failure.message
+          : options.bwrap === undefined
+          ? `${found.failure.message} ${install}`
+          : `${options.bwrap} not found ${install}`
       )
     }
     const bwrap = found.success

@@ -385,8 +385,10 @@ describe("Bubblewrap.layer", () => {
 
   live("probes bwrap on first use, once, not when the layer is built", () =>
     Effect.gen(function*() {
-      // Its full path: probe results are kept per process by program, and no other test uses this one.
-      const bwrap = execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim()
+      // A link of its own: probe results are kept per process by program, and no other test uses this one.
+      const dir = mkdtempSync(join(tmpdir(), "bwrap-probe-"))
+      const bwrap = `${dir}/bwrap`
+      symlinkSync(execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim(), bwrap)
       const real = yield* ChildProcessSpawner.ChildProcessSpawner
       const spawned: Array<string> = []
       const counting = ChildProcessSpawner.make((command) => {
@@ -402,7 +404,8 @@ describe("Bubblewrap.layer", () => {
         assert.strictEqual(first, second)
       }).pipe(
         Effect.provide(Bubblewrap.layer({ network: "deny", bwrap })),
-        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, counting)
+        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, counting),
+        Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
       )
     }).pipe(Effect.provide(platform)))
 
