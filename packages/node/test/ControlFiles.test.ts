@@ -77,7 +77,7 @@ const failureTag = (exit: Exit.Exit<unknown, unknown>) =>
 
 describe("control files in the sandbox", () => {
   const sandboxLive = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) =>
-    it.skipIf(!hasBwrap || !hasGit)(`${name}${hasBwrap && hasGit ? "" : " (skipped: needs bwrap and git)"}`, body, 60_000)
+    it.live.skipIf(!hasBwrap || !hasGit)(`${name}${hasBwrap && hasGit ? "" : " (skipped: needs bwrap and git)"}`, body, 60_000)
 
   sandboxLive("git add and commit work inside; git config, hooks, the hooksPath directory and agent-tools.json stay read-only", () =>
     inAgent({ permission: allowAll, sandbox: { protectedPaths } }, (f) =>
