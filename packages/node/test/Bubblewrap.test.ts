@@ -484,6 +484,21 @@ describe("bwrapArguments", () => {
     )
   })
 
+  it("control files: after every writable mount, their parents pinned as mount points, then each read-only", () => {
+    const text = args({
+      policy: { ...policy, outside: "writable" },
+      tmp: undefined,
+      protected: ["/tmp/p/ws/.git/config", "/tmp/p/ws/.git/hooks", "/tmp/p/ws/.husky/_", "/tmp/p/ws/agent-tools.json", "/elsewhere/x"]
+    })
+    assert.include(
+      text,
+      "--bind-try / / --bind-try /tmp/p/ws /tmp/p/ws --bind /tmp/p/ws/.git /tmp/p/ws/.git --bind /tmp/p/ws/.husky /tmp/p/ws/.husky " +
+        "--ro-bind /tmp/p/ws/agent-tools.json /tmp/p/ws/agent-tools.json --ro-bind /tmp/p/ws/.git/config /tmp/p/ws/.git/config " +
+        "--ro-bind /tmp/p/ws/.git/hooks /tmp/p/ws/.git/hooks --ro-bind /tmp/p/ws/.husky/_ /tmp/p/ws/.husky/_ --dev /dev"
+    )
+    assert.notInclude(text, "/elsewhere")
+  })
+
   it("outside writable: the whole file system as it is, no private tmp", () => {
     assert.strictEqual(
       args({ policy: { ...policy, outside: "writable" }, tmp: undefined }),

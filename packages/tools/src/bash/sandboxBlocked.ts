@@ -29,15 +29,18 @@ const MAX_PATHS = 5
 /** Only this many lines of output are inspected, from the end (where errors usually are). */
 const MAX_LINES = 2_000
 
-/** The paths an error line names: quoted ones, and the word before `: <error>`. */
-const pathsIn = (line: string): Array<string> => {
+/**
+ * The paths an error line names: quoted ones, and the word before `: <error>`; a bare name
+ * (`agent-tools.json`) only with `bare` (a write that may have hit a protected file).
+ */
+const pathsIn = (line: string, bare: boolean): Array<string> => {
   const found: Array<string> = []
   for (const m of line.matchAll(/['"‘`]([^'"’`\n]+)['"’`]/g)) found.push(m[1]!)
   for (const m of line.matchAll(/(?:^|[\s:])([^\s:'"]*\/[^\s:'"]*|[^\s:'"]+\.[^\s:'"]+):\s*(?:Read-only|Permission denied|No such file|Operation not permitted|Device or resource busy)/g)) {
     found.push(m[1]!)
   }
   for (const m of line.matchAll(/\b(?:open|opendir|stat|lstat|mkdir|unlink|rename|scandir|access) '([^']+)'/g)) found.push(m[1]!)
-  return found.filter((p) => p.includes("/") || p.startsWith("."))
+  return found.filter((p) => bare || p.includes("/") || p.startsWith("."))
 }
 
 const within = (parent: string, child: string) =>
@@ -73,7 +76,8 @@ export const blockedPaths = Effect.fn("Bash.blockedPaths")(function*(
   for (const line of lines) {
     const kind = ERRORS.find(([re]) => re.test(line))?.[1]
     if (kind === undefined) continue
-    for (const shown of pathsIn(line)) {
+    const writeError = kind === "read-only" || kind === "busy"
+    for (const shown of pathsIn(line, writeError && options.protected !== undefined)) {
       // Not normalised: `link/../x` goes through the link, as the kernel went.
       const absolute = shown.startsWith("/") ? shown : `${options.cwd}/${shown}`
       if (seen.has(absolute)) continue
@@ -86,13 +90,13 @@ export const blockedPaths = Effect.fn("Bash.blockedPaths")(function*(
         (yield* fs.exists(absolute).pipe(Effect.orElseSucceed(() => false)))
       const resolved = yield* workspace.resolve(absolute).pipe(Effect.option)
       const real = resolved._tag === "Some" ? resolved.value.real : absolute
-      if ((kind === "read-only" || kind === "busy") && options.protected !== undefined && ProtectedPaths.covers(options.protected, real)) {
+      if (writeError && options.protected !== undefined && ProtectedPaths.covers(options.protected, real)) {
         blocked.push({ path: shown, kind: "protected" })
         if (blocked.length >= MAX_PATHS) return blocked
         continue
       }
-      // A busy path is the sandbox's doing only when it is a protected one.
-      if (kind === "busy") continue
+      // A busy path is the sandbox's doing only when it is a protected one; so is a bare name.
+      if (kind === "busy" || !(shown.includes("/") || shown.startsWith("."))) continue
       if (!hidden && reachable(real, kind)) continue
       blocked.push({ path: shown, kind })
       if (blocked.length >= MAX_PATHS) return blocked

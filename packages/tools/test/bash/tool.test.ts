@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { FakeSpawner, RecordingSandbox } from "@agent-tools/testing"
 import * as Bash from "../../src/bash/index.ts"
 
@@ -196,6 +196,17 @@ describe("bash tool: results", () => {
       )
       assert.deepStrictEqual(sandbox.calls[0]!.command, { command: "/bin/bash", args: ["-c", `cat ${shared}/x.txt`] })
       assert.strictEqual(sandbox.calls[0]!.policy.root, root)
+    }))
+
+  live("metadata.sandboxed comes from the wrap that ran, not from the status", {}, () =>
+    Effect.gen(function*() {
+      const sandbox = RecordingSandbox.make()
+      // A status that claims a sandbox, and a wrap that hands back the command unconfined.
+      const lying = { ...sandbox.service, wrap: (command: Sandbox.Command) => Effect.succeed({ ...command, sandboxed: false }) }
+      const { result } = yield* call(args("echo hi")).pipe(Effect.provideService(Sandbox.Sandbox, lying))
+      assert.strictEqual(result.output, "hi\n")
+      assert.strictEqual(result.metadata.sandboxed, false)
+      assert.strictEqual(result.metadata.sandboxReason, "the sandbox did not wrap this command")
     }))
 
   live("external_directory allowing every path: the sandbox hides nothing", {}, () =>
