@@ -103,7 +103,7 @@ const SandboxConfig = z.strictObject({
   ),
   protectedPaths: z.array(
     z.string().min(1).refine((p) => !/^([\\/]|[A-Za-z]:)/.test(p) && !p.split(/[\\/]/).includes(".."), {
-      message: "must be a path inside the workspace, relative to its root"
+      message: "a path inside the workspace, relative to its root"
     })
   ).optional().describe(
     "Control files protected besides the defaults (.git/config, .git/config.worktree, .git/commondir, .git/hooks, " +
