@@ -79,44 +79,46 @@ describe("control files in the sandbox", () => {
   const sandboxLive = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) =>
     it.live.skipIf(!hasBwrap || !hasGit)(`${name}${hasBwrap && hasGit ? "" : " (skipped: needs bwrap and git)"}`, body, 60_000)
 
-  sandboxLive("git add and commit work inside; git config, hooks, the hooksPath directory and agent-tools.json stay read-only", () =>
-    inAgent({ permission: allowAll, sandbox: { protectedPaths } }, (f) =>
-      Effect.gen(function*() {
-        const configBefore = readFileSync(join(f.ws, ".git", "config"), "utf8")
-        const commit = yield* bash("echo b > b.txt && git -c user.name=t -c user.email=t@t add b.txt && git -c user.name=t -c user.email=t@t commit -qm two && echo committed")
-        assert.strictEqual(commit.metadata.sandboxed, true)
-        assert.include(commit.output, "committed")
-        assert.include(git(f.ws, "log", "--format=%s"), "two")
+  for (const outside of ["hidden", "writable"] as const) {
+    sandboxLive(`git add and commit work inside; git config, hooks, the hooksPath directory and agent-tools.json stay read-only (outside ${outside})`, () =>
+      inAgent({ permission: { ...allowAll, external_directory: outside === "writable" ? "allow" : "deny" }, sandbox: { protectedPaths } }, (f) =>
+        Effect.gen(function*() {
+          const configBefore = readFileSync(join(f.ws, ".git", "config"), "utf8")
+          const commit = yield* bash("echo b > b.txt && git -c user.name=t -c user.email=t@t add b.txt && git -c user.name=t -c user.email=t@t commit -qm two && echo committed")
+          assert.strictEqual(commit.metadata.sandboxed, true)
+          assert.include(commit.output, "committed")
+          assert.include(git(f.ws, "log", "--format=%s"), "two")
 
-        const fsmonitor = yield* bash("git config core.fsmonitor 'touch /tmp/owned'")
-        assert.notStrictEqual(fsmonitor.metadata.exit, 0)
-        assert.include(
-          fsmonitor.output,
-          "protected control file (git config, hooks or agent config): read-only in the sandbox; edit it with the file tools, which ask."
-        )
-        assert.strictEqual(readFileSync(join(f.ws, ".git", "config"), "utf8"), configBefore)
+          const fsmonitor = yield* bash("git config core.fsmonitor 'touch /tmp/owned'")
+          assert.notStrictEqual(fsmonitor.metadata.exit, 0)
+          assert.include(
+            fsmonitor.output,
+            "protected control file (git config, hooks or agent config): read-only in the sandbox; edit it with the file tools, which ask."
+          )
+          assert.strictEqual(readFileSync(join(f.ws, ".git", "config"), "utf8"), configBefore)
 
-        const writes = yield* bash([
-          "echo evil > .git/hooks/pre-commit",
-          "echo evil > .husky/_/pre-commit",
-          "echo evil > .husky/pre-commit",
-          "echo '{\"mcp\":{}}' > agent-tools.json",
-          "echo evil > deploy/hook.sh",
-          "mv .git .git-old",
-          "mv .husky .h",
-          "true"
-        ].join("; "))
-        assert.include(writes.output, "Read-only file system")
-        assert.include(writes.output, "protected control file")
-        assert.isFalse(existsSync(join(f.ws, ".git", "hooks", "pre-commit")))
-        assert.isFalse(existsSync(join(f.ws, ".husky", "_", "pre-commit")))
-        assert.strictEqual(readFileSync(join(f.ws, ".husky", "pre-commit"), "utf8"), "true\n")
-        assert.strictEqual(readFileSync(join(f.ws, "agent-tools.json"), "utf8"), "{}\n")
-        assert.strictEqual(readFileSync(join(f.ws, "deploy", "hook.sh"), "utf8"), "true\n")
-        assert.isTrue(existsSync(join(f.ws, ".git", "config")))
-        assert.isFalse(existsSync(join(f.ws, ".git-old")))
-        assert.strictEqual(readFileSync(join(f.ws, ".git", "config"), "utf8"), configBefore)
-      })))
+          const writes = yield* bash([
+            "echo evil > .git/hooks/pre-commit",
+            "echo evil > .husky/_/pre-commit",
+            "echo evil > .husky/pre-commit",
+            "echo '{\"mcp\":{}}' > agent-tools.json",
+            "echo evil > deploy/hook.sh",
+            "mv .git .git-old",
+            "mv .husky .h",
+            "true"
+          ].join("; "))
+          assert.include(writes.output, "Read-only file system")
+          assert.include(writes.output, "protected control file")
+          assert.isFalse(existsSync(join(f.ws, ".git", "hooks", "pre-commit")))
+          assert.isFalse(existsSync(join(f.ws, ".husky", "_", "pre-commit")))
+          assert.strictEqual(readFileSync(join(f.ws, ".husky", "pre-commit"), "utf8"), "true\n")
+          assert.strictEqual(readFileSync(join(f.ws, "agent-tools.json"), "utf8"), "{}\n")
+          assert.strictEqual(readFileSync(join(f.ws, "deploy", "hook.sh"), "utf8"), "true\n")
+          assert.isTrue(existsSync(join(f.ws, ".git", "config")))
+          assert.isFalse(existsSync(join(f.ws, ".git-old")))
+          assert.strictEqual(readFileSync(join(f.ws, ".git", "config"), "utf8"), configBefore)
+        })))
+  }
 })
 
 describe("the file tools always ask for control files", () => {
