@@ -3,7 +3,7 @@
  * driven directly with commands the permission analysis may not see through, and the kernel must
  * block them anyway. Needs bwrap (CI installs bubblewrap).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { execFileSync } from "node:child_process"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -405,6 +405,27 @@ describe("Bubblewrap.layer", () => {
       }).pipe(
         Effect.provide(Bubblewrap.layer({ network: "deny", bwrap })),
         Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, counting),
+        Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      )
+    }).pipe(Effect.provide(platform)))
+
+  live("bwrap is checked again before each call: one that became writable by others is not run", () =>
+    Effect.gen(function*() {
+      const f = yield* scopedFixture
+      const dir = mkdtempSync(join(tmpdir(), "bwrap-copy-"))
+      const bwrap = join(dir, "bwrap")
+      copyFileSync(execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim(), bwrap)
+      chmodSync(bwrap, 0o755)
+      const policy: Sandbox.Policy = { root: f.ws, cwd: f.ws, writable: [], readable: [], outside: "hidden" }
+      yield* Effect.gen(function*() {
+        const service = yield* Sandbox.Sandbox
+        const first = yield* Effect.scoped(service.wrap({ command: "/bin/true", args: [] }, policy))
+        assert.deepStrictEqual([first.command, first.sandboxed], [bwrap, true])
+        chmodSync(bwrap, 0o777)
+        const refused = yield* Effect.flip(Effect.scoped(service.wrap({ command: "/bin/true", args: [] }, policy)))
+        assert.include(refused.message, `${bwrap} is not run: ${bwrap} is writable by its group or by others (mode 777)`)
+      }).pipe(
+        Effect.provide(Bubblewrap.layer({ bwrap })),
         Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
       )
     }).pipe(Effect.provide(platform)))
