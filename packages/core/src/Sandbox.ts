@@ -93,8 +93,10 @@ export interface Service {
    */
   readonly status: Effect.Effect<Status>
   /**
-   * The program to spawn instead of `command`, confined to `policy`. Without a sandbox: `command`
-   * itself, or a `SandboxError` (`unavailable`) when the mode requires one.
+   * The program to spawn instead of `command`, confined to `policy`, with `sandboxed: true`.
+   * Without a sandbox: `command` itself with `sandboxed: false`, or a `SandboxError`
+   * (`unavailable`) when the mode requires one. A result's `sandboxed` is this flag of the wrap
+   * that was spawned.
    */
   readonly wrap: (command: Command, policy: Policy) => Effect.Effect<Wrapped, SandboxError, Scope.Scope>
 }
