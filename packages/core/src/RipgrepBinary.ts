@@ -10,12 +10,13 @@
  * 4. a download into that cache — not available in this build (no network client in core), so the
  *    step reports why and resolution ends with `RipgrepNotFoundError`, which says how to install rg.
  *
- * Every `rg` run passes `--no-config` (a user's `RIPGREP_CONFIG_PATH` cannot change the output
- * format), `--no-require-git` (ignore files count outside a git repository too) and
  * Every candidate, and the chosen binary again before each run, must pass `TrustedProgram.check`
  * (a regular executable outside `untrusted`, owned by root or this user, not group/world-writable);
- * a binary that fails it later fails the search instead of running.
+ * a binary that fails it later fails the search instead of running. So do the `stat` and `xargs`
+ * the native mtimes run.
  *
+ * Every `rg` run passes `--no-config` (a user's `RIPGREP_CONFIG_PATH` cannot change the output
+ * format), `--no-require-git` (ignore files count outside a git repository too) and
  * `--no-ignore-global` (the user's global git excludes file is not read), so both layers decide
  * the same way on the same tree. Output is streamed and parsed as it arrives; ending the stream early (limit,
  * `Stream.take`, interruption) kills the process group (SIGTERM, SIGKILL after 500 ms).
