@@ -48,14 +48,19 @@ const call = (tool: string, args: Record<string, unknown>) =>
     return yield* registry.execute(tool, args, ctx)
   })
 
-/** Runs `body` in an agent on the planted workspace with `entry` first on PATH (restored afterwards). */
-const withPlanted = (dir: string, entry: (ws: string, bin: string) => string) =>
+/**
+ * Runs a bash and a grep call in an agent on the planted workspace with `entry` first on PATH and,
+ * with `chdir`, the workspace as this process's directory (both restored afterwards).
+ */
+const withPlanted = (dir: string, entry: (ws: string, bin: string) => string, chdir = false) =>
   Effect.acquireUseRelease(
     Effect.sync(() => {
       const planted = plant(dir)
       const path = process.env.PATH
+      const cwd = process.cwd()
       process.env.PATH = `${entry(planted.ws, planted.bin)}:${path ?? ""}`
-      return { ...planted, path }
+      if (chdir) process.chdir(planted.ws)
+      return { ...planted, path, cwd }
     }),
     (planted) =>
       Effect.gen(function*() {
@@ -74,6 +79,7 @@ const withPlanted = (dir: string, entry: (ws: string, bin: string) => string) =>
     (planted) =>
       Effect.sync(() => {
         process.env.PATH = planted.path
+        process.chdir(planted.cwd)
         rmSync(planted.ws, { recursive: true, force: true })
       })
   ).pipe(Effect.provide(NodeServices.layer))
@@ -91,9 +97,17 @@ describe("programs by absolute, trusted path", () => {
       assert.include(grep.output, "a.txt")
     }), 60_000)
 
-  live(`a bwrap, rg and bash planted in node_modules/.bin on PATH as a relative entry never run${skipped}`, () =>
+  live(`a bwrap, rg and bash planted in node_modules/.bin, on PATH as the relative entry node_modules/.bin, never run${skipped}`, () =>
     Effect.gen(function*() {
-      // Relative to this process's directory, as a relative PATH entry is resolved.
+      // The agent started in the workspace, as `npx` or `npm run` would start it there.
+      const { bash, grep, markers } = yield* withPlanted(join("node_modules", ".bin"), () => "node_modules/.bin", true)
+      assert.deepStrictEqual(markers, [])
+      assert.strictEqual(bash.metadata.sandboxed, true)
+      assert.include(grep.output, "a.txt")
+    }), 60_000)
+
+  live(`the same through a relative entry that leads into the workspace from elsewhere${skipped}`, () =>
+    Effect.gen(function*() {
       const { bash, grep, markers } = yield* withPlanted(join("node_modules", ".bin"), (_ws, bin) => relative(process.cwd(), bin))
       assert.deepStrictEqual(markers, [])
       assert.strictEqual(bash.metadata.sandboxed, true)
