@@ -122,7 +122,7 @@ describe("control files in the sandbox", () => {
 })
 
 describe("the file tools always ask for control files", () => {
-  live("write, edit and apply_patch of a control file are asked under edit: allow; other files are not", () =>
+  live("write, edit, multiedit and apply_patch of a control file are asked under edit: allow; other files are not", () =>
     inAgent({ permission: allowAll, sandbox: { protectedPaths } }, () =>
       Effect.gen(function*() {
         const plain = yield* call("write", { filePath: "c.txt", content: "c\n" })
@@ -132,6 +132,7 @@ describe("the file tools always ask for control files", () => {
             ["write", { filePath: "agent-tools.json", content: "{\"mcp\":{}}\n" }],
             ["write", { filePath: ".agent-tools/tools/x.ts", content: "x\n" }],
             ["edit", { filePath: "agent-tools.json", oldString: "{}", newString: "{ }" }],
+            ["multiedit", { filePath: "agent-tools.json", edits: [{ oldString: "{}", newString: "{ }" }] }],
             ["write", { filePath: "deploy/hook.sh", content: "evil\n" }],
             ["apply_patch", { patchText: "*** Begin Patch\n*** Add File: ok.txt\n+ok\n*** Add File: .husky/pre-commit2\n+x\n*** End Patch" }]
           ] as const
