@@ -150,3 +150,43 @@ export const coveringEntry = (resolved: Resolved, real: string): string | undefi
   return resolved.relative.find((rel) => within(`${resolved.root}/${rel}`.toLowerCase(), target)) ??
     resolved.existing.find((p) => within(p.toLowerCase(), target))
 }
+
+/**
+ * The protected entries inside the workspace's `.git` directory that do not exist now: a sandbox
+ * cannot mount them read-only (a bind would create them in the host's workspace), so a command
+ * could create one — `.git/commondir` alone makes git read its config from elsewhere. Git never
+ * needs a command to create these in an existing repository, so the sandbox removes what the call
+ * created (`removeCreated`) once its processes are gone.
+ */
+export const absentGitEntries = Effect.fn("ProtectedPaths.absentGitEntries")(function*(resolved: Resolved) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const dotGit = path.join(resolved.root, ".git")
+  const info = yield* fs.stat(dotGit).pipe(Effect.option)
+  if (Option.isNone(info) || info.value.type !== "Directory") return []
+  const absent: Array<string> = []
+  for (const rel of resolved.relative) {
+    if (!rel.startsWith(".git/")) continue
+    const full = path.join(resolved.root, rel)
+    if (!(yield* fs.exists(full).pipe(Effect.orElseSucceed(() => true)))) {
+      // `exists` follows links: a dangling link counts as present (and stays, as it was).
+      const link = yield* fs.readLink(full).pipe(Effect.option)
+      if (Option.isNone(link)) absent.push(full)
+    }
+  }
+  return absent
+})
+
+/** Removes those of `absent` (from `absentGitEntries`) that exist now; returns the removed ones. */
+export const removeCreated = Effect.fn("ProtectedPaths.removeCreated")(function*(absent: ReadonlyArray<string>) {
+  const fs = yield* FileSystem.FileSystem
+  const removed: Array<string> = []
+  for (const full of absent) {
+    const created = (yield* fs.exists(full).pipe(Effect.orElseSucceed(() => false))) ||
+      Option.isSome(yield* fs.readLink(full).pipe(Effect.option))
+    if (!created) continue
+    const done = yield* fs.remove(full, { recursive: true, force: true }).pipe(Effect.result)
+    if (done._tag === "Success") removed.push(full)
+  }
+  return removed
+})

@@ -8,7 +8,9 @@
  * - the workspace, writable, and `extraWritable`, except its control files (`ProtectedPaths`:
  *   `.git/config`, `.git/hooks`, `agent-tools.json`, …), which are mounted read-only over it —
  *   each one that exists; its parent directories inside the workspace are mount points too, so
- *   neither a file nor a directory holding one can be renamed or replaced;
+ *   neither a file nor a directory holding one can be renamed or replaced; one missing in an
+ *   existing `.git` directory (`.git/commondir`) cannot be mounted, so if the call creates it, it
+ *   is removed when the call ends;
  * - the paths approved for this call (the policy's `readable` / `writable`);
  * - a private temp directory at the OS temp dir's path, and a private, empty, writable home
  *   directory at HOME holding only the user's git config read-only — both deleted when the
@@ -315,6 +317,19 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
     )
     // Read now, not when the layer was built: the user may have set core.hooksPath since.
     const guarded = yield* platform(ProtectedPaths.resolve(policy.root))
+    // What the call could create in `.git` unprotected is removed once its processes are gone.
+    const absent = yield* platform(ProtectedPaths.absentGitEntries(guarded))
+    if (absent.length > 0) {
+      yield* Effect.addFinalizer(() =>
+        platform(ProtectedPaths.removeCreated(absent)).pipe(
+          Effect.flatMap((removed) =>
+            removed.length === 0
+              ? Effect.void
+              : Effect.logWarning(`Sandbox: removed git control files a command created: ${removed.join(", ")}`)
+          )
+        )
+      )
+    }
     // One directory per call holding its private `tmp` and `home`; removed when the call's scope
     // closes. A process of the call may still be dying then, so the removal is retried and never
     // fails the call. When nothing outside is hidden, the host's temp and home are used as they are.

@@ -105,6 +105,8 @@ describe("control files in the sandbox", () => {
             "echo evil > deploy/hook.sh",
             "mv .git .git-old",
             "mv .husky .h",
+            "echo \"$PWD/evil\" > .git/commondir",
+            "echo '[core]' > .git/config.worktree",
             "true"
           ].join("; "))
           assert.include(writes.output, "Read-only file system")
@@ -116,6 +118,9 @@ describe("control files in the sandbox", () => {
           assert.strictEqual(readFileSync(join(f.ws, "deploy", "hook.sh"), "utf8"), "true\n")
           assert.isTrue(existsSync(join(f.ws, ".git", "config")))
           assert.isFalse(existsSync(join(f.ws, ".git-old")))
+          // Missing ones cannot be mounted; what the call created in .git is gone when it ends.
+          assert.isFalse(existsSync(join(f.ws, ".git", "commondir")))
+          assert.isFalse(existsSync(join(f.ws, ".git", "config.worktree")))
           assert.strictEqual(readFileSync(join(f.ws, ".git", "config"), "utf8"), configBefore)
         })))
   }
