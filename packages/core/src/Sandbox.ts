@@ -50,6 +50,15 @@ export interface Command {
   readonly args: ReadonlyArray<string>
 }
 
+/**
+ * What `wrap` returns: the program to spawn, and whether it is the sandbox (true only when this
+ * command is the confining wrapper itself, so a result can say `sandboxed` of the very process
+ * that ran, never of a status read earlier).
+ */
+export interface Wrapped extends Command {
+  readonly sandboxed: boolean
+}
+
 export type Status =
   | {
     readonly sandboxed: true
@@ -84,10 +93,12 @@ export interface Service {
    */
   readonly status: Effect.Effect<Status>
   /**
-   * The program to spawn instead of `command`, confined to `policy`. Without a sandbox: `command`
-   * itself, or a `SandboxError` (`unavailable`) when the mode requires one.
+   * The program to spawn instead of `command`, confined to `policy`, with `sandboxed: true`.
+   * Without a sandbox: `command` itself with `sandboxed: false`, or a `SandboxError`
+   * (`unavailable`) when the mode requires one. A result's `sandboxed` is this flag of the wrap
+   * that was spawned.
    */
-  readonly wrap: (command: Command, policy: Policy) => Effect.Effect<Command, SandboxError, Scope.Scope>
+  readonly wrap: (command: Command, policy: Policy) => Effect.Effect<Wrapped, SandboxError, Scope.Scope>
 }
 
 /** Runs commands unconfined; `status` carries the reason. With `required`, `wrap` refuses instead. */
@@ -103,7 +114,7 @@ export const unsandboxed = (reason: string, options: { readonly required?: boole
             message: `sandbox.mode is "required" but no sandbox can run here: ${reason}`
           })
         )
-        : Effect.succeed(command)
+        : Effect.succeed({ ...command, sandboxed: false })
   }
 }
 

@@ -101,6 +101,16 @@ const SandboxConfig = z.strictObject({
   ),
   extraReadable: z.array(z.string().min(1)).optional().describe(
     "Paths outside the workspace every sandboxed command may read. Relative to the workspace root; ~ is the home directory."
+  ),
+  protectedPaths: z.array(
+    z.string().min(1).refine((p) => !/^([\\/]|[A-Za-z]:)/.test(p) && !p.split(/[\\/]/).includes(".."), {
+      message: "a path inside the workspace, relative to its root"
+    })
+  ).optional().describe(
+    "Control files protected besides the defaults (.git/config, .git/config.worktree, .git/commondir, .git/hooks, " +
+      "the directory core.hooksPath names, agent-tools.json, .agent-tools/), relative to the workspace root: read-only " +
+      "inside the sandbox when they exist, and a change by write, edit, multiedit or apply_patch is always asked, " +
+      "even when edit is allowed (a deny rule still denies)."
   )
 }).describe(
   "The kernel sandbox around bash commands: the workspace is writable, system directories are read-only, " +

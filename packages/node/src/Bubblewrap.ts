@@ -5,7 +5,12 @@
  *
  * - the system directories a program needs (`/usr`, `/bin`, `/lib*`, `/etc`, the directories on
  *   PATH, Node's install directory, `extraReadable`), read-only;
- * - the workspace, writable, and `extraWritable`;
+ * - the workspace, writable, and `extraWritable`, except its control files (`ProtectedPaths`:
+ *   `.git/config`, `.git/hooks`, `agent-tools.json`, …), which are mounted read-only over it —
+ *   each one that exists; its parent directories inside the workspace are mount points too, so
+ *   neither a file nor a directory holding one can be renamed or replaced; one missing in an
+ *   existing `.git` directory (`.git/commondir`) cannot be mounted, so if the call creates it, it
+ *   is removed when the call ends;
  * - the paths approved for this call (the policy's `readable` / `writable`);
  * - a private temp directory at the OS temp dir's path, and a private, empty, writable home
  *   directory at HOME holding only the user's git config read-only — both deleted when the
@@ -17,6 +22,9 @@
  * init is PID 1: when the shell exits, or bwrap is killed, the kernel kills every process left in
  * the namespace — `setsid` and double-forked daemons included. `--die-with-parent` ends it if this
  * process dies.
+ *
+ * bwrap itself is found once by absolute path (`TrustedProgram.find`: never in the workspace, a
+ * relative PATH entry or a writable extra path) and checked again before each call.
  *
  * `layer` probes once, on first use, whether bwrap can create the namespaces here (user namespaces
  * may be disabled, or bwrap absent) and falls back to `Sandbox.unsandboxed` with the reason,
@@ -33,7 +41,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
-import { Sandbox } from "@agent-tools/core"
+import { ProtectedPaths, Sandbox, TrustedProgram } from "@agent-tools/core"
 
 export type Mode = "auto" | "required" | "off"
 
@@ -48,8 +56,10 @@ export interface Options {
   readonly extraReadable?: ReadonlyArray<string> | undefined
   /** The platform (default `process.platform`); bubblewrap runs on Linux only. */
   readonly platform?: string | undefined
-  /** The bwrap program (default `bwrap` on PATH). */
+  /** The bwrap program (default `bwrap` in a trusted PATH directory: `TrustedProgram.find`). */
   readonly bwrap?: string | undefined
+  /** The workspace root: a bwrap inside it is never run (nor one in `extraWritable`). */
+  readonly root?: string | undefined
   /** Directories on PATH, mounted read-only (default: the PATH variable). */
   readonly path?: ReadonlyArray<string> | undefined
 }
@@ -106,6 +116,8 @@ export const bwrapArguments = (options: {
    * work and vanish), and the user's files mounted read-only into it (`.gitconfig`).
    */
   readonly home?: { readonly source: string; readonly target: string; readonly files: ReadonlyArray<string> } | undefined
+  /** Existing paths inside the workspace mounted read-only over it (its control files), parents first. */
+  readonly protected?: ReadonlyArray<string> | undefined
 }): Array<string> => {
   const { policy } = options
   const args = ["--die-with-parent", "--unshare-user-try", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
@@ -143,11 +155,34 @@ export const bwrapArguments = (options: {
     args.push("--bind", tmp.source, tmp.target)
     args.push(...ordered.filter((m) => !before.includes(m)).flatMap(bind))
   }
+  args.push(...protectedMounts(policy.root, options.protected ?? []))
   args.push("--dev", "/dev", "--proc", "/proc")
   // The skeleton bwrap builds the mount points in stays read-only: writes there fail with EROFS.
   if (policy.outside !== "writable") args.push("--remount-ro", "/")
   args.push("--chdir", policy.cwd)
   return args
+}
+
+/**
+ * The mounts that make `paths` (inside `root`) read-only, after every writable one: each directory
+ * between the root and a protected path is bound to itself first (a mount point cannot be renamed
+ * or removed, so `mv .git .old` cannot swap in a fresh `.git/config`), then each path read-only (a
+ * write fails with EROFS, a rename over it with EBUSY). Only existing paths: a bind of a missing
+ * one would create its mount point in the host's workspace.
+ */
+export const protectedMounts = (root: string, paths: ReadonlyArray<string>): Array<string> => {
+  const inside = paths.filter((p) => p !== root && within(root, p))
+  const pins = new Set<string>()
+  for (const p of inside) {
+    for (let dir = p.slice(0, p.lastIndexOf("/")); dir.length > root.length && within(root, dir); dir = dir.slice(0, dir.lastIndexOf("/"))) {
+      if (!inside.includes(dir)) pins.add(dir)
+    }
+  }
+  const byDepth = (a: string, b: string) => depth(a) - depth(b)
+  return [
+    ...[...pins].sort(byDepth).flatMap((dir) => ["--bind", dir, dir]),
+    ...[...inside].sort(byDepth).flatMap((p) => ["--ro-bind", p, p])
+  ]
 }
 
 const splitPath = (value: string | undefined) => (value ?? "").split(":").filter((d) => d.startsWith("/"))
@@ -270,9 +305,31 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
     readable: [...system.map((e) => e.path), ...extraReadable],
     writable: extraWritable
   }
+  const platform = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
   const wrap = Effect.fn("Bubblewrap.wrap")(function*(command: Sandbox.Command, policy: Sandbox.Policy) {
     const setup = (cause: PlatformError) =>
       new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's private directories: ${cause.message}`, cause })
+    // bwrap was trusted when the layer found it; it must still be, now that commands have run.
+    yield* TrustedProgram.check(options.bwrap, [policy.root, ...extraWritable]).pipe(
+      Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
+      platform
+    )
+    // Read now, not when the layer was built: the user may have set core.hooksPath since.
+    const guarded = yield* platform(ProtectedPaths.resolve(policy.root))
+    // What the call could create in `.git` unprotected is removed once its processes are gone.
+    const absent = yield* platform(ProtectedPaths.absentGitEntries(guarded))
+    if (absent.length > 0) {
+      yield* Effect.addFinalizer(() =>
+        platform(ProtectedPaths.removeCreated(absent)).pipe(
+          Effect.flatMap((removed) =>
+            removed.length === 0
+              ? Effect.void
+              : Effect.logWarning(`Sandbox: removed git control files a command created: ${removed.join(", ")}`)
+          )
+        )
+      )
+    }
     // One directory per call holding its private `tmp` and `home`; removed when the call's scope
     // closes. A process of the call may still be dying then, so the removal is retried and never
     // fails the call. When nothing outside is hidden, the host's temp and home are used as they are.
@@ -297,9 +354,10 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
       tmp: dir === undefined ? undefined : { source: path.join(dir, "tmp"), target: path.dirname(dir) },
       home: dir === undefined || home === undefined
         ? undefined
-        : { source: path.join(dir, "home"), target: home, files: homeFiles }
+        : { source: path.join(dir, "home"), target: home, files: homeFiles },
+      protected: guarded.existing
     })
-    return { command: options.bwrap, args: [...args, "--", command.command, ...command.args] } satisfies Sandbox.Command
+    return { command: options.bwrap, args: [...args, "--", command.command, ...command.args], sandboxed: true } satisfies Sandbox.Wrapped
   })
   return { status: Effect.succeed(status), wrap } satisfies Sandbox.Service
 })
@@ -350,7 +408,24 @@ const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
         return { ...service, wrap: (command, policy) => Effect.andThen(once, service.wrap(command, policy)) }
       })
     if (platform !== "linux") return yield* fallback(`no sandbox is implemented for ${platform} (bubblewrap needs Linux)`)
-    const bwrap = options.bwrap ?? "bwrap"
+    const untrusted = [...(options.root === undefined ? [] : [options.root]), ...(options.extraWritable ?? [])]
+    const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+    const found = yield* Effect.result(
+      options.bwrap === undefined
+        ? TrustedProgram.find(["bwrap"], { path: Option.getOrElse(pathVariable, () => "").split(":"), untrusted })
+        : TrustedProgram.check(options.bwrap, untrusted)
+    )
+    if (found._tag === "Failure") {
+      const install = "(install bubblewrap: apt-get install bubblewrap, dnf install bubblewrap)"
+      return yield* fallback(
+        found.failure.reason === "untrusted"
+          ? found.failure.message
+          : options.bwrap === undefined
+          ? `${found.failure.message} ${install}`
+          : `${options.bwrap} not found ${install}`
+      )
+    }
+    const bwrap = found.success
     const result = yield* probeOnce(bwrap, options.network ?? "allow")
     if (!result.ok) return yield* fallback(result.reason)
     const service = yield* make({ ...options, backend: result.backend, bwrap })

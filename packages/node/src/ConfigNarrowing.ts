@@ -151,7 +151,9 @@ export const TABLE: Readonly<Record<string, Classifier>> = {
   tools: object({ disabled: keep }),
   sandbox: object({
     mode: atLeastAsStrict(["off", "auto", "required"], (u) => u.sandbox?.mode, "auto"),
-    network: atLeastAsStrict(["allow", "deny"], (u) => u.sandbox?.network, "allow")
+    network: atLeastAsStrict(["allow", "deny"], (u) => u.sandbox?.network, "allow"),
+    // More read-only paths only narrow what a command may write.
+    protectedPaths: keep
   }),
   apply_patch: keep,
   skills: object({ directories: insideOnly }),

@@ -13,7 +13,7 @@ export interface Decision {
   readonly action: Permission.Action
   /** The deciding rule; null when none matched (the default is ask). */
   readonly rule: Permission.Rule | null
-  readonly source: "rules" | "ruleset" | "approval" | null
+  readonly source: "rules" | "ruleset" | "approval" | "always-ask" | null
   /** One line: the rule, or that no rule matched. */
   readonly reason: string
 }

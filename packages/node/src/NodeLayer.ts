@@ -21,6 +21,7 @@ import {
   ModuleLoader,
   Permission,
   PermissionRules,
+  ProtectedPaths,
   QuestionResponder,
   Ripgrep,
   SpillStorage,
@@ -162,7 +163,8 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     network: config.sandbox?.network,
     extraWritable: absolute(config.sandbox?.extraWritable),
     extraReadable: absolute(config.sandbox?.extraReadable),
-    platform
+    platform,
+    root: cwd
   }
   const search = yield* searchSettings(config, file)
   const mcp: Record<string, McpServerConfig.ServerConfig> = {}
@@ -267,6 +269,8 @@ export const layerFromSettings = (
     ModuleLoader.layer(),
     FileTime.layer(options.fileTime),
     Layer.succeed(NodeSettings, s),
+    // The workspace's control files: read-only in the sandbox, always asked by the file tools.
+    ProtectedPaths.layer(s.config.sandbox?.protectedPaths ?? []),
     // Replaceable through `services`: a persistent todo store, the host's question responder and
     // sub-agent runner (without them, question and task are not offered).
     TodoStore.layerMemory,
@@ -279,8 +283,8 @@ export const layerFromSettings = (
     // This workspace's spill directory (of the SpillStorage below) is readable without asking.
     Workspace.layerWithSpillStorage({ root: s.cwd }),
     // rg from the configured path, PATH or the download cache, else the portable walker; glob's
-    // mtimes stat'ed in this process.
-    Ripgrep.layer({ statBatch: NodeStat.statBatch, ...options.ripgrep }),
+    // mtimes stat'ed in this process. Never an rg the workspace or a sandboxed command could plant.
+    Ripgrep.layer({ statBatch: NodeStat.statBatch, untrusted: [s.cwd, ...(s.sandbox.extraWritable ?? [])], ...options.ripgrep }),
     // The bash tool's tree-sitter parser (wasm, loaded once).
     Bash.parserLayer,
     // Big bash commands are analysed on a worker thread: other calls are served meanwhile.

@@ -61,6 +61,10 @@ describe("AgentConfig.decode", () => {
       assert.deepStrictEqual(yield* problemsOf({ sandbox: { network: "none" } }), [
         `sandbox.network: expected allow | deny, got "none"`
       ])
+      assert.deepStrictEqual(yield* problemsOf({ sandbox: { protectedPaths: ["ok/x", "../up", "/abs"] } }), [
+        `sandbox.protectedPaths[1]: expected a path inside the workspace, relative to its root, got "../up"`,
+        `sandbox.protectedPaths[2]: expected a path inside the workspace, relative to its root, got "/abs"`
+      ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { maxLines: 1.5 } }), [
         "truncation.maxLines: expected an integer, got 1.5"
       ])

@@ -3,7 +3,7 @@
  * driven directly with commands the permission analysis may not see through, and the kernel must
  * block them anyway. Needs bwrap (CI installs bubblewrap).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { execFileSync } from "node:child_process"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -385,8 +385,10 @@ describe("Bubblewrap.layer", () => {
 
   live("probes bwrap on first use, once, not when the layer is built", () =>
     Effect.gen(function*() {
-      // Its full path: probe results are kept per process by program, and no other test uses this one.
-      const bwrap = execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim()
+      // A link of its own: probe results are kept per process by program, and no other test uses this one.
+      const dir = mkdtempSync(join(tmpdir(), "bwrap-probe-"))
+      const bwrap = `${dir}/bwrap`
+      symlinkSync(execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim(), bwrap)
       const real = yield* ChildProcessSpawner.ChildProcessSpawner
       const spawned: Array<string> = []
       const counting = ChildProcessSpawner.make((command) => {
@@ -402,7 +404,29 @@ describe("Bubblewrap.layer", () => {
         assert.strictEqual(first, second)
       }).pipe(
         Effect.provide(Bubblewrap.layer({ network: "deny", bwrap })),
-        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, counting)
+        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, counting),
+        Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      )
+    }).pipe(Effect.provide(platform)))
+
+  live("bwrap is checked again before each call: one that became writable by others is not run", () =>
+    Effect.gen(function*() {
+      const f = yield* scopedFixture
+      const dir = mkdtempSync(join(tmpdir(), "bwrap-copy-"))
+      const bwrap = join(dir, "bwrap")
+      copyFileSync(execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim(), bwrap)
+      chmodSync(bwrap, 0o755)
+      const policy: Sandbox.Policy = { root: f.ws, cwd: f.ws, writable: [], readable: [], outside: "hidden" }
+      yield* Effect.gen(function*() {
+        const service = yield* Sandbox.Sandbox
+        const first = yield* Effect.scoped(service.wrap({ command: "/bin/true", args: [] }, policy))
+        assert.deepStrictEqual([first.command, first.sandboxed], [bwrap, true])
+        chmodSync(bwrap, 0o777)
+        const refused = yield* Effect.flip(Effect.scoped(service.wrap({ command: "/bin/true", args: [] }, policy)))
+        assert.include(refused.message, `${bwrap} is not run: ${bwrap} is writable by its group or by others (mode 777)`)
+      }).pipe(
+        Effect.provide(Bubblewrap.layer({ bwrap })),
+        Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
       )
     }).pipe(Effect.provide(platform)))
 
@@ -479,6 +503,21 @@ describe("bwrapArguments", () => {
       "--bind /tmp/agent-tools-sandbox-x/tmp /tmp --bind /tmp/agent-tools-sandbox-x/home /home/u " +
         "--ro-bind-try /home/u/.gitconfig /home/u/.gitconfig --bind-try /home/u/proj /home/u/proj"
     )
+  })
+
+  it("control files: after every writable mount, their parents pinned as mount points, then each read-only", () => {
+    const text = args({
+      policy: { ...policy, outside: "writable" },
+      tmp: undefined,
+      protected: ["/tmp/p/ws/.git/config", "/tmp/p/ws/.git/hooks", "/tmp/p/ws/.husky/_", "/tmp/p/ws/agent-tools.json", "/elsewhere/x"]
+    })
+    assert.include(
+      text,
+      "--bind-try / / --bind-try /tmp/p/ws /tmp/p/ws --bind /tmp/p/ws/.git /tmp/p/ws/.git --bind /tmp/p/ws/.husky /tmp/p/ws/.husky " +
+        "--ro-bind /tmp/p/ws/agent-tools.json /tmp/p/ws/agent-tools.json --ro-bind /tmp/p/ws/.git/config /tmp/p/ws/.git/config " +
+        "--ro-bind /tmp/p/ws/.git/hooks /tmp/p/ws/.git/hooks --ro-bind /tmp/p/ws/.husky/_ /tmp/p/ws/.husky/_ --dev /dev"
+    )
+    assert.notInclude(text, "/elsewhere")
   })
 
   it("outside writable: the whole file system as it is, no private tmp", () => {

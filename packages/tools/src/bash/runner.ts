@@ -204,12 +204,13 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       killSignal: "SIGTERM",
       forceKillAfter: Duration.millis(options.grace)
     } as const
-    const sandboxed = options.sandbox !== undefined && (yield* options.sandbox.service.status).sandboxed
-    // Wrapped whenever a sandbox is given (it prepares the call's resources); used only when it runs.
+    // Wrapped whenever a sandbox is given (it prepares the call's resources); `sandboxed` is what
+    // the wrap returned, i.e. whether the program spawned below is the sandbox.
     const wrapping = options.sandbox === undefined
       ? undefined
       : yield* options.sandbox.service.wrap({ command: options.shell.path, args: ["-c", options.command] }, options.sandbox.policy)
-    const wrapped = sandboxed ? wrapping : undefined
+    const wrapped = wrapping?.sandboxed === true ? wrapping : undefined
+    const sandboxed = wrapped !== undefined
     // Where the platform allows it, the output goes straight into a spill file (the kernel moves
     // the bytes); otherwise through pipes into `Truncate.stream`.
     const capture = options.platform === "win32" || options.shell.kind !== "posix" || truncate.capture === undefined

@@ -12,6 +12,7 @@ import * as Scope from "effect/Scope"
 import type { PlatformError } from "effect/PlatformError"
 import { type Events, FileTime, Tool, type Truncate, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
+import { editRequests } from "../shared/protected.ts"
 import { type FileDiff, type Span, spanDiff, unifiedDiff } from "./diff.ts"
 import { giveBack } from "./buffers.ts"
 import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES, readKnownSize } from "./files.ts"
@@ -244,17 +245,14 @@ export const callRequests = (tool: string, call: Call) =>
 
 /**
  * The file a file-changing tool writes and the call's permission requests for it:
- * `external_directory` when it lies outside the workspace, then `edit` with the shown path.
+ * `external_directory` when it lies outside the workspace, then `edit` with the shown path
+ * (always asked for a protected control file: `editRequests`).
  */
 export const editTarget = Effect.fnUntraced(function*(tool: string, filePath: string) {
   const resolved = yield* locate(tool, filePath)
   const shown = yield* displayPath(resolved)
-  const requests = withExternal(resolved, { access: "write", kind: "file" }, {
-    permission: "edit",
-    patterns: [shown],
-    always: ["*"],
-    metadata: { filepath: resolved.real }
-  })
+  const [edit] = yield* editRequests([{ shown, real: resolved.real }], () => ({ filepath: resolved.real }))
+  const requests = withExternal(resolved, { access: "write", kind: "file" }, edit!)
   return { real: resolved.real, shown, requests }
 })
 

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Events, FileTime, Tool } from "@agent-tools/core"
 import { externalRequest, locate } from "../shared/access.ts"
+import { editRequests } from "../shared/protected.ts"
 import { displayPath, type Services } from "../file/common.ts"
 import { BY_PATH, diagnosticsAfterChange } from "../file/diagnostics.ts"
 import { unifiedDiff } from "../file/diff.ts"
@@ -71,14 +72,14 @@ export const ApplyPatchTool = Tool.define(
       })
       if (hunks.length === 0) return yield* fail("No files were modified. The patch is empty: it has no Add, Delete or Update File section.")
       const external = new Map<string, Tool.AskInput>()
-      const shownPaths = new Set<string>()
+      const shownPaths = new Map<string, string>()
       const target = Effect.fnUntraced(function*(hunk: Hunk, file: string) {
         if (file.trim().length === 0) return yield* fail(`Invalid patch hunk on line ${hunk.line}: the file path is empty`)
         const resolved = yield* locate("apply_patch", file)
         const request = externalRequest(resolved, { access: "write", kind: "file" })
         if (request !== undefined && !external.has(request.patterns[0]!)) external.set(request.patterns[0]!, request)
         const shown = yield* displayPath(resolved)
-        shownPaths.add(shown)
+        shownPaths.set(shown, resolved.real)
         return { real: resolved.real, shown }
       })
       const targets = yield* Effect.forEach(hunks, (hunk) =>
@@ -87,11 +88,11 @@ export const ApplyPatchTool = Tool.define(
           const move = hunk.type === "update" && hunk.movePath !== undefined ? yield* target(hunk, hunk.movePath) : undefined
           return { path, move } satisfies HunkTargets
         }))
-      const patterns = [...shownPaths]
-      const requests: ReadonlyArray<Tool.AskInput> = [
-        ...external.values(),
-        { permission: "edit", patterns, always: ["*"], metadata: { filepath: patterns.join(", ") } }
-      ]
+      const edits = yield* editRequests(
+        [...shownPaths].map(([shown, real]) => ({ shown, real })),
+        (shown) => ({ filepath: shown.join(", ") })
+      )
+      const requests: ReadonlyArray<Tool.AskInput> = [...external.values(), ...edits]
       return { hunks, targets, requests }
     }, Effect.provideContext(services))
 

@@ -2,13 +2,13 @@
  * The bash tool end to end: permissions asked in order, as one prompt (and nothing runs when one is refused),
  * results and notes, truncation with the spill on disk, workdir, shell and environment.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { FakeSpawner, RecordingSandbox } from "@agent-tools/testing"
 import * as Bash from "../../src/bash/index.ts"
 
@@ -225,6 +225,17 @@ describe("bash tool: results", () => {
       assert.strictEqual(sandbox.calls[0]!.policy.root, root)
     }))
 
+  live("metadata.sandboxed comes from the wrap that ran, not from the status", {}, () =>
+    Effect.gen(function*() {
+      const sandbox = RecordingSandbox.make()
+      // A status that claims a sandbox, and a wrap that hands back the command unconfined.
+      const lying = { ...sandbox.service, wrap: (command: Sandbox.Command) => Effect.succeed({ ...command, sandboxed: false }) }
+      const { result } = yield* call(args("echo hi")).pipe(Effect.provideService(Sandbox.Sandbox, lying))
+      assert.strictEqual(result.output, "hi\n")
+      assert.strictEqual(result.metadata.sandboxed, false)
+      assert.strictEqual(result.metadata.sandboxReason, "the sandbox did not wrap this command")
+    }))
+
   live("external_directory allowing every path: the sandbox hides nothing", {}, () =>
     Effect.gen(function*() {
       const sandbox = RecordingSandbox.make()
@@ -306,6 +317,24 @@ describe("bash tool: results", () => {
       const error = yield* Effect.flip(call(args("pwd", { workdir: "nope" })))
       assert.strictEqual(error.message, `workdir nope does not exist (${join(root, "nope")})`)
     }))
+
+  live(
+    "a shell in the workspace ($SHELL, an absolute or relative PATH entry) is never run; a configured one that is not trusted fails",
+    { env: { SHELL: join(root, "bin", "bash"), PATH: `${join(root, "bin")}:bin:/usr/bin:/bin` } },
+    () =>
+      Effect.gen(function*() {
+        mkdirSync(join(root, "bin"), { recursive: true })
+        writeFileSync(join(root, "bin", "bash"), `#!/bin/sh\necho planted > ${join(root, "planted-shell")}\nexec /bin/sh "$@"\n`)
+        chmodSync(join(root, "bin", "bash"), 0o755)
+        const { result } = yield* call(args("echo ok"))
+        assert.strictEqual(result.output, "ok\n")
+        assert.notStrictEqual(result.metadata.shell, undefined)
+        assert.isFalse(existsSync(join(root, "planted-shell")))
+        const configured = yield* Effect.flip(call(args("echo ok")).pipe(Effect.provide(Bash.configLayer({ home: base, shell: join(root, "bin", "bash") }))))
+        assert.include(configured.message, `the configured shell ${join(root, "bin", "bash")} is not run: it lies in ${root}, which sandboxed commands can write`)
+        assert.isFalse(existsSync(join(root, "planted-shell")))
+      })
+  )
 
   live("SHELL=fish is not used: the command still runs in bash", { env: { SHELL: "/usr/bin/fish" } }, () =>
     Effect.gen(function*() {
