@@ -310,6 +310,55 @@ describe("skill", () => {
       rules: [...allowAll, { permission: "skill", pattern: "pdf", action: "ask" }]
     }))))
 
+  const linkedFiles = {
+    "/outside/secret/SKILL.md": skill("stolen", "Outside the workspace", "the secret"),
+    "/outside/allowed/SKILL.md": skill("user-skill", "A skill of a configured directory outside", "user body"),
+    "shared/deploy/SKILL.md": skill("deploy", "Kept elsewhere in the workspace", "deploy body"),
+    ".agent-tools/skills/ok/SKILL.md": skill("ok", "A plain skill", "ok body")
+  }
+  const linked = {
+    "/ws/.agent-tools/skills/x/SKILL.md": "/outside/secret/SKILL.md",
+    "/ws/.agent-tools/skills/deploy": "/ws/shared/deploy"
+  }
+
+  it.effect("a SKILL.md linked out of the workspace is skipped: neither listed nor loaded", () =>
+    Effect.gen(function*() {
+      const shown = yield* description("skill")
+      assert.notInclude(shown, "stolen")
+      assert.include(shown, "- **ok**")
+      assert.strictEqual(yield* callError("skill", { name: "stolen" }), `Skill "stolen" not found. Available skills: deploy, ok`)
+      // the same file through read is asked for, as outside the workspace
+      const error = yield* Effect.flip(call("read", { filePath: ".agent-tools/skills/x/SKILL.md" }))
+      assert.strictEqual(error._tag === "PermissionRejectedError" ? error.permission : error._tag, "external_directory")
+    }).pipe(Effect.provide(registry({
+      files: linkedFiles,
+      symlinks: linked,
+      rules: [...allowAll, { permission: "external_directory", pattern: "*", action: "ask" }]
+    }))))
+
+  it.effect("a skill linked elsewhere in the workspace asks read for its real file, as read would", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(call("skill", { name: "deploy" }))
+      assert.deepStrictEqual(error._tag === "PermissionRejectedError" ? [error.permission, error.patterns] : error._tag, ["read", [
+        "shared/deploy/SKILL.md"
+      ]])
+      // a skill inside its skills directory asks nothing of read
+      assert.include((yield* call("skill", { name: "ok" })).output, "ok body")
+    }).pipe(Effect.provide(registry({
+      files: linkedFiles,
+      symlinks: linked,
+      rules: [...allowAll, { permission: "read", pattern: "*", action: "ask" }]
+    }))))
+
+  it.effect("a skills directory outside the workspace is its own home: its skills load without an outside ask", () =>
+    Effect.gen(function*() {
+      assert.include((yield* call("skill", { name: "user-skill" })).output, "user body")
+    }).pipe(Effect.provide(registry({
+      files: linkedFiles,
+      skillDirectories: ["/outside/allowed"],
+      rules: [...allowAll, { permission: "external_directory", pattern: "*", action: "ask" }]
+    }))))
+
   it.effect("no skills: says so", () =>
     Effect.gen(function*() {
       assert.strictEqual(
