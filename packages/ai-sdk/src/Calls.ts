@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
+import { DisplayText, Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import type { Truncate } from "@agent-tools/core"
 
 /** The registry whose tools are called (with its hooks, events and per-agent filtering). */
@@ -216,13 +216,14 @@ export const makeStarted = (capacity = 256) => {
 
 /**
  * One line for an approval prompt listing every request of the call, e.g.
- * `edit src/a.ts; bash touch src/a.ts` (with the real path when the tool gave one).
+ * `edit src/a.ts; bash touch src/a.ts` (with the real path when the tool gave one). Apps show it
+ * as it is, so control and bidi characters (and newlines) are escaped (`DisplayText.line`).
  */
 export const describeAsks = (asks: ReadonlyArray<Permission.AskInput>): string =>
   asks.map((ask) => {
     const filepath = ask.metadata?.filepath
-    const where = typeof filepath === "string" && !ask.patterns.includes(filepath) ? ` (${filepath})` : ""
-    return `${ask.permission} ${ask.patterns.join(", ")}${where}`
+    const where = typeof filepath === "string" && !ask.patterns.includes(filepath) ? ` (${DisplayText.line(filepath)})` : ""
+    return `${DisplayText.line(ask.permission)} ${ask.patterns.map(DisplayText.line).join(", ")}${where}`
   }).join("; ")
 
 /** The message of a failed call, for the model. */

@@ -9,7 +9,7 @@ import type { Scope } from "effect"
 import { Permission, ToolRegistry } from "@agent-tools/core"
 import { generateText, type ModelMessage, stepCountIs } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
-import { AiSdk } from "@agent-tools/ai-sdk"
+import { AiSdk, Calls } from "@agent-tools/ai-sdk"
 import { Processes, ScriptedPermission } from "@agent-tools/testing"
 import { type PermissionConfig, workspace } from "./fixtures/tools.ts"
 
@@ -271,4 +271,16 @@ describe("toAiSdkTools with generateText", () => {
       assert.strictEqual(settled?.metadata.reason, "aborted")
       assert.match(settled?.output ?? "", /Command aborted by the user/)
     })), 60_000)
+})
+
+describe("the approval reason", () => {
+  it("shows control and bidi characters of patterns and paths escaped, on one line", () => {
+    assert.strictEqual(
+      Calls.describeAsks([
+        { sessionID: "s", permission: "bash", patterns: ["echo hi\x1b[2K\r\nrm -rf ~"] },
+        { sessionID: "s", permission: "edit", patterns: ["a\u202e.ts"], metadata: { filepath: "/ws/a\u202e.ts\u2066" } }
+      ]),
+      "bash echo hi\\x1b[2K\\r\\nrm -rf ~; edit a\\u202e.ts (/ws/a\\u202e.ts\\u2066)"
+    )
+  })
 })
