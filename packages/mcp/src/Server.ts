@@ -114,7 +114,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
         agent,
         model: options.model,
         context: (o) =>
-          Tool.makeContext({ sessionID, callID: o.callID, agent, tool: o.tool, abort: o.abort }).pipe(
+          Tool.makeContext({ sessionID, callID: o.callID, agent, tool: o.tool, abort: o.abort, depth: o.depth, tools: o.tools }).pipe(
             Effect.provideService(Permission.Permission, permission)
           ),
         requestOf,
