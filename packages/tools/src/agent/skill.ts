@@ -48,7 +48,7 @@ export const SkillTool = Tool.define(
       const skill = yield* lookup(args.name)
       const resolved = yield* locate("skill", skill.file)
       const own: Tool.AskInput = { permission: "skill", patterns: [skill.name], always: [skill.name], metadata: { dir: skill.dir } }
-      if (Workspace.isWithin(skill.home, resolved.real, path.sep)) return { skill, real: resolved.real, requests: [own] }
+      if (Skills.isHome(skill.home, resolved.real, path.sep)) return { skill, real: resolved.real, requests: [own] }
       const read: Tool.AskInput = {
         permission: "read",
         patterns: [yield* displayPath(resolved)],

@@ -16,7 +16,9 @@
  * folder) that is a symbolic link out of its skills directory is only a skill when its target lies
  * inside the workspace, and loading it then asks `read` for that file. A link that leads out of
  * the workspace is skipped with a warning: discovery runs at start, where nothing can be asked,
- * and reading the target would put an outside file's text in the tool's description.
+ * and reading the target would put an outside file's text in the tool's description. A skills
+ * directory inside the workspace that is itself a link out of it counts as such a link for every
+ * skill in it; a configured directory outside the workspace is the user's and is its own home.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -43,8 +45,11 @@ export interface Skill {
   readonly file: string
   /** Its folder. */
   readonly dir: string
-  /** The real path of the skills directory it was found in: a file whose real path is outside it is a link out. */
-  readonly home: string
+  /**
+   * The real path of the skills directory it was found in: a file whose real path is outside it
+   * is a link out. Undefined when that directory is itself a link out (see `discover`).
+   */
+  readonly home: string | undefined
 }
 
 export const FILE_NAME = "SKILL.md"
@@ -94,6 +99,10 @@ const findSkillFiles = Effect.fnUntraced(function*(dir: string) {
   return found
 })
 
+/** Whether a skill file's real path lies inside its skills directory's real path. */
+export const isHome = (home: string | undefined, real: string, sep = "/"): boolean =>
+  home !== undefined && Workspace.isWithin(home, real, sep)
+
 /**
  * The skills under `directories` (resolved against `root`), sorted by name. `inWorkspace` says
  * whether a real path lies inside the workspace (`Workspace.contains`).
@@ -108,12 +117,13 @@ export const discover = Effect.fn("Skills.discover")(function*(
   const byName = new Map<string, Skill>()
   for (const directory of directories) {
     const absolute = path.resolve(root, directory)
-    const home = yield* fs.realPath(absolute).pipe(Effect.orElseSucceed(() => undefined))
-    if (home === undefined) continue
+    const realDir = yield* fs.realPath(absolute).pipe(Effect.orElseSucceed(() => undefined))
+    if (realDir === undefined) continue
+    const home = Workspace.isWithin(root, absolute, path.sep) && !inWorkspace(realDir) ? undefined : realDir
     for (const file of yield* findSkillFiles(absolute)) {
       const real = yield* fs.realPath(file).pipe(Effect.orElseSucceed(() => undefined))
       if (real === undefined) continue
-      if (!Workspace.isWithin(home, real, path.sep) && !inWorkspace(real)) {
+      if (!isHome(home, real, path.sep) && !inWorkspace(real)) {
         yield* Effect.logWarning(`skill skipped: ${file} links to ${real}, outside its skills directory and the workspace`)
         continue
       }

@@ -394,6 +394,15 @@ describe("skill", () => {
       rules: [...allowAll, { permission: "read", pattern: "*", action: "ask" }]
     }))))
 
+  it.effect("a skills directory of the workspace linked out of it is skipped like a linked SKILL.md", () =>
+    Effect.gen(function*() {
+      assert.notInclude(yield* description("skill"), "user-skill")
+      assert.strictEqual(yield* callError("skill", { name: "user-skill" }), `Skill "user-skill" not found. Available skills: deploy, ok`)
+    }).pipe(Effect.provide(registry({
+      files: { ...linkedFiles, "shared/deploy/SKILL.md": linkedFiles["shared/deploy/SKILL.md"] },
+      symlinks: { "/ws/.claude/skills": "/outside", "/ws/.agents/skills": "/ws/shared" }
+    }))))
+
   it.effect("a skills directory outside the workspace is its own home: its skills load without an outside ask", () =>
     Effect.gen(function*() {
       assert.include((yield* call("skill", { name: "user-skill" })).output, "user body")
