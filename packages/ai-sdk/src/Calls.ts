@@ -37,6 +37,16 @@ export interface CallOptions {
   readonly ruleset?: Permission.Ruleset | undefined
   readonly truncation?: Truncate.Options | undefined
   readonly extra?: Record<string, unknown> | undefined
+  /**
+   * For a sub-agent's loop: how many sub-agents deep it runs (`SubagentRunner.Request.depth`),
+   * so that `task` refuses to nest too deep (`Tool.Context.depth`).
+   */
+  readonly depth?: number | undefined
+  /**
+   * For a sub-agent's loop: the ids of the tools it is given. Only those are listed, and the
+   * registry refuses a call to any other by name (`Tool.Context.tools`).
+   */
+  readonly tools?: ReadonlyArray<string> | undefined
   /** Live progress of a running call (title and partial metadata). */
   readonly onMetadata?:
     | ((callID: string, update: { readonly title?: string | undefined; readonly metadata?: Tool.Metadata | undefined }) => void)
@@ -63,7 +73,9 @@ export const list = Effect.fn("Calls.list")(function*(
   source: Source,
   options: CallOptions
 ): Effect.fn.Return<ReadonlyArray<Tool.Built>> {
-  return yield* source.tools({ agent: options.agent, model: options.model })
+  const listed = yield* source.tools({ agent: options.agent, model: options.model })
+  const given = options.tools
+  return given === undefined ? listed : listed.filter((t) => given.includes(t.id))
 })
 
 /** How a call's asks are answered: one request, or the requests of one prompt. */
@@ -100,6 +112,8 @@ const contextWith = Effect.fnUntraced(function*(
     truncation: options.truncation,
     ruleset: options.ruleset,
     tool: id,
+    depth: options.depth,
+    tools: options.tools,
     metadata: onMetadata === undefined ? undefined : (update) => Effect.sync(() => onMetadata(callID, update))
   })
   return {

@@ -181,6 +181,18 @@ describe("toAiSdkTools with generateText", () => {
       })
     })))
 
+  it.live("a sub-agent's loop: only the tools it is given are listed; any other is refused by name", () =>
+    inWorkspace({ "*": "allow" }, () => Effect.gen(function*() {
+      const registry = yield* ToolRegistry.ToolRegistry
+      const options = { sessionID: "ai-sdk-sub", tools: ["read"], depth: 1 }
+      assert.deepStrictEqual(Object.keys(yield* AiSdk.toAiSdkTools(registry, options)), ["read"])
+      const refused = yield* Effect.exit(Calls.run(registry, options, "bash", { command: "ls", description: "List" }, { callID: "c1", mode: "waiting" }))
+      assert.strictEqual(
+        Calls.failureMessage(refused),
+        `The bash tool is not available to agent "build": it is not among the tools this agent was given (read).`
+      )
+    })))
+
   it.live("with approval: false, asks go to the Permission service's own responder", () =>
     inWorkspace(askEdit, (root) => Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
