@@ -75,6 +75,10 @@ const SpillConfig = z.strictObject({
     "Most bytes one spill keeps (default 4 GiB); past it the spill ends with a [spill truncated at N bytes] line and " +
       "the truncation notice says only the first N bytes were saved."
   ),
+  maxTotalBytes: z.number().int().min(1).optional().describe(
+    "Most bytes all of a workspace's spills may take together (default 10 GiB); a new spill that would pass it " +
+      "first deletes the oldest ones. Not enforced for spill.s3."
+  ),
   s3: S3SpillConfig.optional()
 }).superRefine((config, ctx) => {
   if (config.dir !== undefined && config.s3 !== undefined) {

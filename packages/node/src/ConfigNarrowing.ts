@@ -147,7 +147,7 @@ export const TABLE: Readonly<Record<string, Classifier>> = {
   $schema: keep,
   permission,
   truncation: keep,
-  spill: object({ retentionDays: keep, maxBytes: keep }),
+  spill: object({ retentionDays: keep, maxBytes: keep, maxTotalBytes: keep }),
   tools: object({ disabled: keep }),
   sandbox: object({
     mode: atLeastAsStrict(["off", "auto", "required"], (u) => u.sandbox?.mode, "auto"),

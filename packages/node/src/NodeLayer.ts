@@ -104,6 +104,8 @@ export interface Settings {
   readonly retentionDays: number | undefined
   /** The most bytes one spill keeps (undefined: the store's default). */
   readonly spillMaxBytes: number | undefined
+  /** The most bytes all of the workspace's spills take together (undefined: the store's default). */
+  readonly spillMaxTotalBytes?: number | undefined
   /** Spills in this S3 bucket instead of `spillDir` (config `spill.s3`). */
   readonly spillS3: AgentConfig.S3Spill | undefined
   readonly platform: string
@@ -181,6 +183,7 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     spillDir,
     retentionDays: config.spill?.retentionDays,
     spillMaxBytes: config.spill?.maxBytes,
+    spillMaxTotalBytes: config.spill?.maxTotalBytes,
     spillS3: config.spill?.s3,
     platform,
     sandbox,
@@ -215,7 +218,14 @@ const searchSettings = Effect.fnUntraced(function*(config: AgentConfig.AgentConf
  */
 export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
   s.spillS3 === undefined
-    ? SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes, direct: true })
+    ? SpillStorage.layer({
+      dir: s.spillDir,
+      workspace: s.cwd,
+      retentionDays: s.retentionDays,
+      maxBytes: s.spillMaxBytes,
+      maxTotalBytes: s.spillMaxTotalBytes,
+      direct: true
+    })
     : s3SpillLayer(s.spillS3, s)
 
 /**

@@ -201,7 +201,7 @@ describe("AgentConfig.decode", () => {
         "truncation.tools.bash.tail: unknown key (expected one of maxLines, maxBytes, direction, strategy, disabled)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ spill: { directory: "/x" } }), [
-        "spill.directory: unknown key (expected one of dir, retentionDays, maxBytes, s3)"
+        "spill.directory: unknown key (expected one of dir, retentionDays, maxBytes, maxTotalBytes, s3)"
       ])
     }))
 
