@@ -19,7 +19,25 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 
-export type Network = "allow" | "deny"
+/**
+ * What network a call has:
+ * - `proxy`: its own network namespace (only its own loopback) and outbound HTTP(S) through a
+ *   proxy the host runs, which asks the policy's `authorize` for every host;
+ * - `allow`: the host's network, as any program outside the sandbox has it;
+ * - `deny`: its own empty network namespace, nothing outside it reachable.
+ */
+export type Network = "proxy" | "allow" | "deny"
+
+/**
+ * The answer for one host a call connects to through the proxy. `privateAddresses`: the host may
+ * resolve to loopback, private or link-local addresses (otherwise those are refused after DNS).
+ */
+export type Access =
+  | { readonly _tag: "allow"; readonly privateAddresses: boolean }
+  | { readonly _tag: "deny"; readonly reason: string }
+
+/** Decides, while the call runs, whether it may connect to `host` (lower case, no brackets) at `port`. */
+export type Authorize = (host: string, port: number) => Effect.Effect<Access>
 
 /**
  * How much of the file system outside the workspace a call sees:
@@ -42,6 +60,11 @@ export interface Policy {
   readonly outside: Outside
   /** Network access; the layer's configured default when absent. */
   readonly network?: Network | undefined
+  /**
+   * Under `proxy`: who decides each host the call connects to (the bash tool asks the permission
+   * service). Absent: every host is refused.
+   */
+  readonly authorize?: Authorize | undefined
 }
 
 /** A program and its arguments, as spawned. */

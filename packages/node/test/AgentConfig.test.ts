@@ -59,7 +59,7 @@ describe("AgentConfig.decode", () => {
         `sandbox.mode: expected auto | required | off, got "strict"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ sandbox: { network: "none" } }), [
-        `sandbox.network: expected allow | deny, got "none"`
+        `sandbox.network: expected proxy | allow | deny, got "none"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { maxLines: 1.5 } }), [
         "truncation.maxLines: expected an integer, got 1.5"

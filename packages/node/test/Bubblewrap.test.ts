@@ -277,12 +277,12 @@ describe("network", () => {
     )
   const connect = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3 || echo no-connection`
 
-  live("allow (default): the host's loopback is reachable", () =>
+  live("allow: the host's loopback is reachable", () =>
     withServer((port) =>
       Effect.gen(function*() {
         const f = yield* scopedFixture
         try {
-          const result = yield* sandboxed(connect(port), { ws: f.ws })
+          const result = yield* sandboxed(connect(port), { ws: f.ws, layer: { network: "allow" } })
           assert.strictEqual(result.output.content, "hello from the host\n")
         } finally {
           f.cleanup()
@@ -379,7 +379,7 @@ describe("Bubblewrap.layer", () => {
       assert.isTrue(s.sandboxed)
       if (s.sandboxed) {
         assert.match(s.backend, /^bubblewrap \d/)
-        assert.strictEqual(s.network, "allow")
+        assert.strictEqual(s.network, "proxy")
       }
     }))
 
