@@ -461,6 +461,12 @@ describe("bwrapArguments", () => {
     )
   })
 
+  it("every network but allow unshares the network", () => {
+    assert.include(args({ network: "proxy" }), "--unshare-net")
+    assert.include(args({ network: "deny" }), "--unshare-net")
+    assert.notInclude(args({ network: "allow" }), "--unshare-net")
+  })
+
   it("a path both readable and writable is writable; network deny unshares the network", () => {
     const text = args({ policy: { ...policy, readable: ["/data"], writable: ["/data"] }, network: "deny" })
     assert.include(text, "--unshare-net")
