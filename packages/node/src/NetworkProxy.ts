@@ -15,7 +15,8 @@
  * Inside, the directory is bound read-only at its own path, and a small Node program (the
  * bridge, `internal/networkBridge.ts`) listens on 127.0.0.1 and forwards each connection to the
  * socket. A `/bin/sh` wrapper starts the bridge, waits for its `ready <port>` line, exports
- * `HTTP_PROXY`/`HTTPS_PROXY` (both cases) and `NO_PROXY`, and only then `exec`s the command, so the
+ * `HTTP_PROXY`/`HTTPS_PROXY` (both cases), `NO_PROXY` and `NODE_USE_ENV_PROXY`, and only then
+ * `exec`s the command, so the
  * command never starts before the proxy is reachable. The variables are set inside the sandbox,
  * after anything that clears the environment. The bridge is a process of the call's PID
  * namespace: it ends with the call; the proxy and its directory end with the call's scope.
@@ -52,6 +53,8 @@ const WRAPPER = [
   "case \"$ready\" in \"ready \"*) ;; *) echo \"agent-tools: the sandbox's network proxy bridge did not start\" >&2; exit 125 ;; esac",
   "proxy=\"http://127.0.0.1:${ready#ready }\"",
   `export HTTP_PROXY="$proxy" HTTPS_PROXY="$proxy" http_proxy="$proxy" https_proxy="$proxy" NO_PROXY="${NO_PROXY}" no_proxy="${NO_PROXY}"`,
+  // Node's own fetch and http use the variables only when told to (Node 22.21 and later).
+  "export NODE_USE_ENV_PROXY=1",
   "shift 3",
   "exec \"$@\""
 ].join("\n")

@@ -246,6 +246,36 @@ describe("HTTP(S) through the proxy, per host", () => {
     }))
 })
 
+/** The `node` on PATH (the one inside the sandbox) reads the proxy variables for `fetch` from 22.21 on. */
+const nodeFetchUsesProxy = (() => {
+  const version = spawnSync("node", ["--version"], { encoding: "utf8" }).stdout?.trim() ?? ""
+  const [major = 0, minor = 0] = version.replace(/^v/, "").split(".").map(Number)
+  return major >= 24 || major === 22 && minor >= 21
+})()
+
+describe("Node's fetch inside the sandbox", () => {
+  const name = "fetch goes through the proxy: allowed and refused hosts"
+  if (!hasBwrap || !nodeFetchUsesProxy) it.skip(`${name} (skipped: needs bwrap and node 22.21 or later on PATH)`, () => {})
+  else {
+    live(name, () =>
+      Effect.gen(function*() {
+        const ws = yield* workspace
+        // Not on 127.0.0.1: NO_PROXY keeps that (and localhost) direct, i.e. inside the sandbox.
+        const port = yield* Effect.map(
+          listening(createHttpServer((_, res) => res.end("hello over http\n")) as unknown as Server, 0, "127.0.0.2"),
+          portOf
+        )
+        const fetch = (host: string) =>
+          `node --no-warnings -e 'fetch("http://${host}:${port}/").then(async (r) => console.log(r.status, (await r.text()).trim()), (e) => console.log(String(e.cause.cause ?? e.cause)))'`
+        const authorize: Sandbox.Authorize = (host) =>
+          Effect.succeed(host === "127.0.0.2" ? { _tag: "allow", privateAddresses: true } : { _tag: "deny", reason: "no" })
+        const out = yield* sandboxed(`${fetch("127.0.0.2")}; ${fetch("127.0.0.3")}`, { ws, authorize })
+        // Node tunnels plain http with CONNECT too, so a refusal is its error, not a response.
+        assert.match(out, /^200 hello over http\n.*Proxy response \(403\) !== 200 when HTTP Tunneling\n$/)
+      }))
+  }
+})
+
 describe("the other network modes", () => {
   live("allow: the host's loopback is reachable, as outside the sandbox", () =>
     Effect.gen(function*() {
