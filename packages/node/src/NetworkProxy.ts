@@ -22,6 +22,7 @@
  * namespace: it ends with the call; the proxy and its directory end with the call's scope.
  */
 import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
 import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import type * as Scope from "effect/Scope"
@@ -234,12 +235,15 @@ export const start = Effect.fn("NetworkProxy.start")(function*(
   const bridge = path.join(dir, Bridge.FILE)
   const socket = path.join(dir, SOCKET)
   yield* fs.writeFileString(bridge, Bridge.SOURCE).pipe(Effect.mapError(setup))
-  const services = yield* Effect.context<never>()
+  // Decisions run as fibers of the call: one still waiting for the user when the call ends (its
+  // command timed out, or was aborted) is interrupted, so no prompt outlives its call.
+  const decisions = yield* FiberSet.make<Sandbox.Access>()
+  const runDecision = yield* FiberSet.runtimePromise(decisions)()
   const authorize = options.authorize
   const decide = (host: string, port: number): Promise<Sandbox.Access> =>
     authorize === undefined
       ? Promise.resolve({ _tag: "deny", reason: "no one decides network access for this call" })
-      : Effect.runPromiseWith(services)(authorize(host, port))
+      : runDecision(authorize(host, port))
   const sockets = new Set<Net.Socket>()
   const server = makeServer({ decide, resolve: options.resolve ?? systemResolve, sockets })
   yield* Effect.acquireRelease(

@@ -14,7 +14,7 @@ import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, Scope } from "effect"
-import { Events, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
+import { Events, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
 import { Bubblewrap, NodeAgentTools } from "@agent-tools/node"
 import type { AgentConfig } from "@agent-tools/node"
 import { ScriptedPermission } from "@agent-tools/testing"
@@ -300,11 +300,11 @@ describe("the other network modes", () => {
 // ---------------------------------------------------------------------------------------------
 // Through the bash tool: the `network` permission decides, from rules or from the user's answer.
 
-const bash = (command: string) =>
+const bash = (command: string, timeout?: number) =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry.ToolRegistry
     const ctx = yield* Tool.makeContext({ sessionID: "s", tool: "bash" })
-    return yield* registry.execute("bash", { command, description: "test" }, ctx)
+    return yield* registry.execute("bash", { command, description: "test", ...(timeout === undefined ? {} : { timeout }) }, ctx)
   })
 
 const inAgent = <A, E>(
@@ -373,6 +373,18 @@ describe("the network permission (bash tool)", () => {
             ["network", ["127.0.0.1"], "reject"]
           ])
           assert.deepStrictEqual(asked[0]!.request.metadata, { host: "localhost", port })
+        }))
+    }))
+
+  live("an ask still open when the command times out is withdrawn with the call", () =>
+    Effect.gen(function*() {
+      yield* inAgent({ permission: { bash: commands } }, "wait", () =>
+        Effect.gen(function*() {
+          const permission = yield* Permission.Permission
+          // Nobody answers: the client waits on the proxy until the call's timeout.
+          const result = yield* bash("node client.mjs get http://unanswered.example/", 1500)
+          assert.strictEqual(result.metadata.reason, "timeout")
+          assert.deepStrictEqual(yield* permission.pending, [])
         }))
     }))
 
