@@ -15,7 +15,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, Scope } from "effect"
 import { Events, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
-import { Bubblewrap, NodeAgentTools } from "@agent-tools/node"
+import { Bubblewrap, Explain, NodeAgentTools } from "@agent-tools/node"
 import type { AgentConfig } from "@agent-tools/node"
 import { ScriptedPermission } from "@agent-tools/testing"
 import { Bash } from "@agent-tools/tools"
@@ -385,6 +385,21 @@ describe("the network permission (bash tool)", () => {
           const result = yield* bash("node client.mjs get http://unanswered.example/", 1500)
           assert.strictEqual(result.metadata.reason, "timeout")
           assert.deepStrictEqual(yield* permission.pending, [])
+        }))
+    }))
+
+  live("explain says that the hosts are decided while the command runs (only under the proxy)", () =>
+    Effect.gen(function*() {
+      const line = `  at run time: network: each host the command connects to is decided while it runs (permission "network", one request per host)`
+      const args = { command: "curl https://example.com", description: "d" }
+      yield* inAgent({ permission: { bash: commands } }, "reject", () =>
+        Effect.gen(function*() {
+          const text = Explain.render(yield* Explain.explain("bash", args))
+          assert.strictEqual(text.split("\n").at(-1), line)
+        }))
+      yield* inAgent({ permission: { bash: commands }, sandbox: { network: "allow" } }, "reject", () =>
+        Effect.gen(function*() {
+          assert.notInclude(Explain.render(yield* Explain.explain("bash", args)), "at run time")
         }))
     }))
 
