@@ -15,8 +15,7 @@
  * Inside, the directory is bound read-only at its own path, and a small Node program (the
  * bridge, `internal/networkBridge.ts`) listens on 127.0.0.1 and forwards each connection to the
  * socket. A `/bin/sh` wrapper starts the bridge, waits for its `ready <port>` line, exports
- * `HTTP_PROXY`/`HTTPS_PROXY` (both cases), `NO_PROXY` and `NODE_USE_ENV_PROXY`, and only then
- * `exec`s the command, so the
+ * `HTTP_PROXY`/`HTTPS_PROXY` (both cases) and `NO_PROXY`, and only then `exec`s the command, so the
  * command never starts before the proxy is reachable. The variables are set inside the sandbox,
  * after anything that clears the environment. The bridge is a process of the call's PID
  * namespace: it ends with the call; the proxy and its directory end with the call's scope.
@@ -54,8 +53,6 @@ const WRAPPER = [
   "case \"$ready\" in \"ready \"*) ;; *) echo \"agent-tools: the sandbox's network proxy bridge did not start\" >&2; exit 125 ;; esac",
   "proxy=\"http://127.0.0.1:${ready#ready }\"",
   `export HTTP_PROXY="$proxy" HTTPS_PROXY="$proxy" http_proxy="$proxy" https_proxy="$proxy" NO_PROXY="${NO_PROXY}" no_proxy="${NO_PROXY}"`,
-  // Node's own fetch and http use the variables only when told to (Node 22.21 and later).
-  "export NODE_USE_ENV_PROXY=1",
   "shift 3",
   "exec \"$@\""
 ].join("\n")
@@ -77,6 +74,9 @@ export interface Proxy {
   /** The unix socket the proxy listens on (outside and inside the sandbox). */
   readonly socket: string
 }
+
+/** A DNS name: dot-separated labels of letters, digits, `-` and `_`. */
+const HOST_NAME = /^(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/
 
 const normalise = (host: string) => host.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase()
 
@@ -121,6 +121,8 @@ const makeServer = (options: {
 
   /** Decides `host`, then connects to it with the address check it calls for. */
   const open = async (host: string, port: number): Promise<Outcome> => {
+    // Only a DNS name or an IP address reaches a rule: nothing a wildcard could match by accident.
+    if (net.isIP(host) === 0 && !HOST_NAME.test(host)) return refused(400, `${JSON.stringify(host)} is not a host name`)
     const access = await options.decide(host, port).catch((e): Sandbox.Access => ({ _tag: "deny", reason: String(e) }))
     if (access._tag === "deny") return refused(403, `${host}:${port} is not allowed: ${access.reason}`)
     const refusal = access.privateAddresses ? allowAll : Web.refusal
@@ -159,7 +161,7 @@ const makeServer = (options: {
     }
     void open(target.host, target.port).then((outcome) => {
       if (outcome._tag === "refused") {
-        const reason = outcome.status === 403 ? "Forbidden" : "Bad Gateway"
+        const reason = outcome.status === 403 ? "Forbidden" : outcome.status === 400 ? "Bad Request" : "Bad Gateway"
         client.end(
           `HTTP/1.1 ${outcome.status} ${reason}\r\nContent-Type: text/plain\r\nContent-Length: ${
             Buffer.byteLength(outcome.text)

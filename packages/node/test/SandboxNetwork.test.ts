@@ -243,10 +243,18 @@ describe("HTTP(S) through the proxy, per host", () => {
       assert.strictEqual(allowed, "HTTP/1.1 200 Connection Established | pong\n")
       const denied = yield* sandboxed(`node client.mjs connect 127.0.0.1:${port}`, { ws, authorize: denying })
       assert.match(denied, /^HTTP\/1\.1 403 Forbidden \| agent-tools sandbox proxy: 127\.0\.0\.1:\d+ is not allowed/)
+      // A target that is no host name never reaches a rule (a wildcard could match it by accident).
+      const asked: Array<string> = []
+      const odd = yield* sandboxed(`node client.mjs connect 'evil.example*.npmjs.org:443'`, { ws, authorize: allowing(false, asked) })
+      assert.strictEqual(odd, `HTTP/1.1 400 Bad Request | agent-tools sandbox proxy: "evil.example*.npmjs.org" is not a host name\n`)
+      assert.deepStrictEqual(asked, [])
     }))
 })
 
-/** The `node` on PATH (the one inside the sandbox) reads the proxy variables for `fetch` from 22.21 on. */
+/**
+ * The `node` on PATH (the one inside the sandbox) reads the proxy variables for `fetch` from 22.21
+ * on, when `NODE_USE_ENV_PROXY=1` (not set by the sandbox: Node warns about it on every start).
+ */
 const nodeFetchUsesProxy = (() => {
   const version = spawnSync("node", ["--version"], { encoding: "utf8" }).stdout?.trim() ?? ""
   const [major = 0, minor = 0] = version.replace(/^v/, "").split(".").map(Number)
@@ -266,7 +274,7 @@ describe("Node's fetch inside the sandbox", () => {
           portOf
         )
         const fetch = (host: string) =>
-          `node --no-warnings -e 'fetch("http://${host}:${port}/").then(async (r) => console.log(r.status, (await r.text()).trim()), (e) => console.log(String(e.cause.cause ?? e.cause)))'`
+          `NODE_USE_ENV_PROXY=1 node --no-warnings -e 'fetch("http://${host}:${port}/").then(async (r) => console.log(r.status, (await r.text()).trim()), (e) => console.log(String(e.cause.cause ?? e.cause)))'`
         const authorize: Sandbox.Authorize = (host) =>
           Effect.succeed(host === "127.0.0.2" ? { _tag: "allow", privateAddresses: true } : { _tag: "deny", reason: "no" })
         const out = yield* sandboxed(`${fetch("127.0.0.2")}; ${fetch("127.0.0.3")}`, { ws, authorize })
