@@ -45,8 +45,10 @@ export const NO_PROXY = "localhost,127.0.0.1,::1"
 const SOCKET = "proxy.sock"
 
 /**
- * Run by `/bin/sh` as `$0`-less script with: node, the bridge file, the socket, then the command.
- * A bridge that fails prints nothing: the command is not run (exit 125, like a failed `env`).
+ * Run by `/bin/sh -c` with `$1` node, `$2` the bridge file, `$3` the socket, then the command and
+ * its arguments. The bridge's stdout is the command substitution's pipe, which ends when the
+ * bridge has printed its port and let go of it; a bridge that fails prints nothing, and then the
+ * command is not run (exit 125).
  */
 const WRAPPER = [
   "ready=$(\"$1\" \"$2\" \"$3\" </dev/null 2>/dev/null 3>&- &)",
@@ -105,7 +107,8 @@ type Outcome =
 
 /**
  * The listener behind the socket: every request authorised by host, then connected through the
- * address check. `run` runs an authorisation; `sockets` holds every open socket (closed at the end).
+ * address check. `decide` asks the call's `authorize`; `sockets` holds every open socket (destroyed
+ * when the call ends).
  */
 const makeServer = (options: {
   readonly decide: (host: string, port: number) => Promise<Sandbox.Access>
