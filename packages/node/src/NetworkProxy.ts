@@ -51,7 +51,8 @@ const SOCKET = "proxy.sock"
  * command is not run (exit 125).
  */
 const WRAPPER = [
-  "ready=$(\"$1\" \"$2\" \"$3\" </dev/null 2>/dev/null 3>&- &)",
+  // An empty environment: the command's Node settings (NODE_OPTIONS --require…) are not the bridge's.
+  "ready=$(/usr/bin/env -i \"$1\" \"$2\" \"$3\" </dev/null 2>/dev/null 3>&- &)",
   "case \"$ready\" in \"ready \"*) ;; *) echo \"agent-tools: the sandbox's network proxy bridge did not start\" >&2; exit 125 ;; esac",
   "proxy=\"http://127.0.0.1:${ready#ready }\"",
   `export HTTP_PROXY="$proxy" HTTPS_PROXY="$proxy" http_proxy="$proxy" https_proxy="$proxy" NO_PROXY="${NO_PROXY}" no_proxy="${NO_PROXY}"`,

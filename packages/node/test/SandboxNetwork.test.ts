@@ -107,6 +107,7 @@ interface RunIn {
   readonly ws: string
   readonly layer?: Bubblewrap.Options
   readonly authorize?: Sandbox.Authorize
+  readonly env?: Record<string, string>
 }
 
 /** Runs `command` in the sandbox of a fresh Bubblewrap layer; returns its output. */
@@ -120,7 +121,7 @@ const sandboxed = (command: string, options: RunIn) =>
       cwd: options.ws,
       shell: { path: "/bin/bash", name: "bash", kind: "posix" },
       platform: "linux",
-      env: Bash.NON_INTERACTIVE_ENV,
+      env: { ...Bash.NON_INTERACTIVE_ENV, ...options.env },
       timeout: 20_000,
       grace: 500,
       drain: 250,
@@ -182,6 +183,18 @@ describe("the default network: a namespace of its own", () => {
       const [direct, proxied] = out.trim().split("\n")
       assert.strictEqual(direct, "error ENETUNREACH")
       assert.match(proxied!, /^403 agent-tools sandbox proxy: 169\.254\.169\.254 is a link-local address\./)
+    }))
+
+  live("the bridge does not take the command's Node settings", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace
+      const port = yield* httpServer
+      const out = yield* sandboxed(`env -u NODE_OPTIONS node client.mjs get http://localhost:${port}/x`, {
+        ws,
+        authorize: allowing(true),
+        env: { NODE_OPTIONS: "--require /nonexistent/hook.js" }
+      })
+      assert.strictEqual(out, "200 hello over http\n")
     }))
 
   live("the proxy variables are set, and the sandbox's own loopback stays direct", () =>
