@@ -5,9 +5,10 @@
  * Static analysis of a command decides what to *ask*; the sandbox decides what the command *can
  * reach*, so a path the analysis missed (a symlink made mid-script, an interpreter's code string,
  * `eval`) still cannot be read or written. Per call, the tool hands over a `Policy` (the workspace,
- * the paths the user approved for this call) and the program it would spawn; `wrap` returns the
- * program to spawn instead, valid while the scope it runs in is open (per-call resources such as a
- * private temp directory are released when it closes).
+ * the paths the user approved for this call, who decides the hosts it connects to) and the
+ * program it would spawn; `wrap` returns the program to spawn instead, valid while the scope it
+ * runs in is open (per-call resources such as a private temp directory or the network proxy are
+ * released when it closes).
  *
  * Implementations: `unsandboxed(reason)` here (runs the program as is, and says why), the
  * bubblewrap layer in `@agent-tools/node` (Linux), and a recording twin in `@agent-tools/testing`.

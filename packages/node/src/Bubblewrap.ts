@@ -293,10 +293,13 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
       if (home !== undefined) yield* fs.makeDirectory(path.join(dir, "home")).pipe(Effect.mapError(setup))
     }
     const callNetwork = policy.network ?? network
-    const proxy = callNetwork === "proxy" ? yield* NetworkProxy.start({ authorize: policy.authorize }).pipe(
+    // Under `proxy`: the call's proxy, listening before bwrap starts, closed with the call's scope.
+    const proxy = callNetwork === "proxy"
+      ? yield* NetworkProxy.start({ authorize: policy.authorize }).pipe(
         Effect.provideService(FileSystem.FileSystem, fs),
         Effect.provideService(Path.Path, path)
-      ) : undefined
+      )
+      : undefined
     const args = bwrapArguments({
       policy,
       network: callNetwork,
