@@ -18,7 +18,7 @@ const sandboxNote = (sandbox: DescriptionValues["sandbox"]) =>
     sandbox.network === "deny"
       ? " There is no network access."
       : sandbox.network === "proxy"
-      ? " Network access is HTTP(S) only, through a proxy set in HTTP_PROXY/HTTPS_PROXY (tools that ignore those variables cannot connect); each new host needs the user's approval, and loopback, private and link-local addresses of the host are not reachable."
+      ? " Network access is HTTP(S) only, through a proxy set in HTTP_PROXY/HTTPS_PROXY (tools that ignore those variables cannot connect); each new host is checked against the permission rules and may need the user's approval (a refused host answers 403 with the reason), and the machine's loopback, private and link-local addresses are not reachable."
       : ""
   }`
 
