@@ -108,6 +108,7 @@ interface RunIn {
   readonly layer?: Bubblewrap.Options
   readonly authorize?: Sandbox.Authorize
   readonly env?: Record<string, string>
+  readonly outside?: Sandbox.Outside
 }
 
 /** Runs `command` in the sandbox of a fresh Bubblewrap layer; returns its output. */
@@ -128,7 +129,7 @@ const sandboxed = (command: string, options: RunIn) =>
       truncation: { tool: "bash", direction: "head+tail" },
       sandbox: {
         service,
-        policy: { root: options.ws, cwd: options.ws, writable: [], readable: [], outside: "hidden", authorize: options.authorize }
+        policy: { root: options.ws, cwd: options.ws, writable: [], readable: [], outside: options.outside ?? "hidden", authorize: options.authorize }
       }
     })
     return result.output.content
@@ -222,6 +223,18 @@ describe("HTTP(S) through the proxy, per host", () => {
       const out = yield* sandboxed(`node client.mjs get http://localhost:${port}/x`, { ws, authorize: allowing(true, asked) })
       assert.strictEqual(out, "200 hello over http\n")
       assert.deepStrictEqual(asked, [`localhost:${port}`])
+    }))
+
+  live("with nothing outside hidden (external_directory allows all), the proxy works the same", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace
+      const port = yield* httpServer
+      const out = yield* sandboxed(`node client.mjs get http://localhost:${port}/x; node client.mjs tcp 127.0.0.1 ${port}`, {
+        ws,
+        outside: "writable",
+        authorize: allowing(true)
+      })
+      assert.strictEqual(out, "200 hello over http\nerror ECONNREFUSED\n")
     }))
 
   live("an allowed host that resolves to loopback is refused after DNS without private addresses", () =>
