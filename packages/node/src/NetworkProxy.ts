@@ -174,6 +174,8 @@ const makeServer = (options: {
         return
       }
       const upstream = outcome.socket
+      // The client may have gone while the host was decided (or the user answered).
+      if (client.destroyed) return upstream.destroy()
       upstream.on("error", () => client.destroy())
       client.on("close", () => upstream.destroy())
       upstream.on("close", () => client.destroy())
@@ -201,6 +203,7 @@ const makeServer = (options: {
     const port = url.port === "" ? 80 : Number(url.port)
     void open(host, port).then((outcome) => {
       if (outcome._tag === "refused") return fail(outcome.status, outcome.text)
+      if (response.destroyed) return outcome.socket.destroy()
       const headers = { ...request.headers }
       delete headers["proxy-connection"]
       delete headers["proxy-authorization"]
