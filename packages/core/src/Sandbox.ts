@@ -5,9 +5,10 @@
  * Static analysis of a command decides what to *ask*; the sandbox decides what the command *can
  * reach*, so a path the analysis missed (a symlink made mid-script, an interpreter's code string,
  * `eval`) still cannot be read or written. Per call, the tool hands over a `Policy` (the workspace,
- * the paths the user approved for this call) and the program it would spawn; `wrap` returns the
- * program to spawn instead, valid while the scope it runs in is open (per-call resources such as a
- * private temp directory are released when it closes).
+ * the paths the user approved for this call, who decides the hosts it connects to) and the
+ * program it would spawn; `wrap` returns the program to spawn instead, valid while the scope it
+ * runs in is open (per-call resources such as a private temp directory or the network proxy are
+ * released when it closes).
  *
  * Implementations: `unsandboxed(reason)` here (runs the program as is, and says why), the
  * bubblewrap layer in `@agent-tools/node` (Linux), and a recording twin in `@agent-tools/testing`.
@@ -19,7 +20,25 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 
-export type Network = "allow" | "deny"
+/**
+ * What network a call has:
+ * - `proxy`: its own network namespace (only its own loopback) and outbound HTTP(S) through a
+ *   proxy the host runs, which asks the policy's `authorize` for every host;
+ * - `allow`: the host's network, as any program outside the sandbox has it;
+ * - `deny`: its own empty network namespace, nothing outside it reachable.
+ */
+export type Network = "proxy" | "allow" | "deny"
+
+/**
+ * The answer for one host a call connects to through the proxy. `privateAddresses`: the host may
+ * resolve to loopback, private or link-local addresses (otherwise those are refused after DNS).
+ */
+export type Access =
+  | { readonly _tag: "allow"; readonly privateAddresses: boolean }
+  | { readonly _tag: "deny"; readonly reason: string }
+
+/** Decides, while the call runs, whether it may connect to `host` (lower case, no brackets) at `port`. */
+export type Authorize = (host: string, port: number) => Effect.Effect<Access>
 
 /**
  * How much of the file system outside the workspace a call sees:
@@ -42,6 +61,11 @@ export interface Policy {
   readonly outside: Outside
   /** Network access; the layer's configured default when absent. */
   readonly network?: Network | undefined
+  /**
+   * Under `proxy`: who decides each host the call connects to (the bash tool asks the permission
+   * service). Absent: every host is refused.
+   */
+  readonly authorize?: Authorize | undefined
 }
 
 /** A program and its arguments, as spawned. */

@@ -99,7 +99,11 @@ const SandboxConfig = z.strictObject({
     "auto (default): run every bash command in a sandbox when one can run here (Linux with bubblewrap), " +
       "else without one and say so; required: refuse to run bash commands without a sandbox; off: no sandbox."
   ),
-  network: z.enum(["allow", "deny"]).optional().describe("Network access of sandboxed commands (default allow)."),
+  network: z.enum(["proxy", "allow", "deny"]).optional().describe(
+    "Network access of sandboxed commands. proxy (default): a network of their own, HTTP(S) through a proxy " +
+      "that asks the network permission for each host (loopback, private and link-local addresses refused unless " +
+      "a network rule names the host); allow: the host's network, unfiltered; deny: no network."
+  ),
   extraWritable: z.array(z.string().min(1)).optional().describe(
     "Paths outside the workspace every sandboxed command may write. Relative to the workspace root; ~ is the home directory."
   ),

@@ -1,7 +1,7 @@
 /**
  * The Linux sandbox for shell commands: each call runs under bubblewrap (`bwrap`) in fresh user,
- * PID and IPC namespaces (and a network namespace when the network is denied), on a root that
- * holds only:
+ * PID and IPC namespaces (and a network namespace of its own unless the network is `allow`; under
+ * `proxy`, HTTP(S) goes out through `NetworkProxy`), on a root that holds only:
  *
  * - the system directories a program needs (`/usr`, `/bin`, `/lib*`, `/etc`, the directories on
  *   PATH, Node's install directory, `extraReadable`), read-only;
@@ -42,13 +42,14 @@ import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { ProtectedPaths, Sandbox, TrustedProgram } from "@agent-tools/core"
+import * as NetworkProxy from "./NetworkProxy.ts"
 
 export type Mode = "auto" | "required" | "off"
 
 export interface Options {
   /** `auto` (default): sandbox when possible; `required`: refuse to run commands without it; `off`. */
   readonly mode?: Mode | undefined
-  /** Default network access of a call (default `allow`). */
+  /** Default network access of a call (default `proxy`). */
   readonly network?: Sandbox.Network | undefined
   /** Absolute paths every call may write (besides the workspace). */
   readonly extraWritable?: ReadonlyArray<string> | undefined
@@ -63,6 +64,9 @@ export interface Options {
   /** Directories on PATH, mounted read-only (default: the PATH variable). */
   readonly path?: ReadonlyArray<string> | undefined
 }
+
+/** A call's network when neither the config nor the policy says: its own, HTTP(S) through the proxy. */
+export const DEFAULT_NETWORK: Sandbox.Network = "proxy"
 
 /** The system directories mounted read-only when they exist (a symbolic link stays a link). */
 export const SYSTEM_DIRECTORIES: ReadonlyArray<string> = [
@@ -121,7 +125,7 @@ export const bwrapArguments = (options: {
 }): Array<string> => {
   const { policy } = options
   const args = ["--die-with-parent", "--unshare-user-try", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-  if (options.network === "deny") args.push("--unshare-net")
+  if (options.network !== "allow") args.push("--unshare-net")
   // Later mounts cover earlier ones: parents first, and at one path a writable mount wins.
   const mounts = new Map<string, Mount>()
   const add = (path: string, writable: boolean) => {
@@ -252,7 +256,7 @@ export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, netw
     "--die-with-parent",
     "--unshare-user-try",
     "--unshare-pid",
-    ...(network === "deny" ? ["--unshare-net"] : []),
+    ...(network === "allow" ? [] : ["--unshare-net"]),
     "--ro-bind",
     "/",
     "/",
@@ -282,7 +286,7 @@ export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, netw
 export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { readonly backend: string; readonly bwrap: string }) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const network = options.network ?? "allow"
+  const network = options.network ?? DEFAULT_NETWORK
   const nodeDir = path.dirname(path.dirname(process.execPath))
   const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
   const onPath = options.path ?? splitPath(Option.getOrUndefined(pathVariable))
@@ -345,9 +349,17 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
       yield* fs.makeDirectory(path.join(dir, "tmp")).pipe(Effect.mapError(setup))
       if (home !== undefined) yield* fs.makeDirectory(path.join(dir, "home")).pipe(Effect.mapError(setup))
     }
+    const callNetwork = policy.network ?? network
+    // Under `proxy`: the call's proxy, listening before bwrap starts, closed with the call's scope.
+    const proxy = callNetwork === "proxy"
+      ? yield* NetworkProxy.start({ authorize: policy.authorize }).pipe(
+        Effect.provideService(FileSystem.FileSystem, fs),
+        Effect.provideService(Path.Path, path)
+      )
+      : undefined
     const args = bwrapArguments({
       policy,
-      network: policy.network ?? network,
+      network: callNetwork,
       system,
       extraWritable,
       extraReadable,
@@ -357,7 +369,9 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
         : { source: path.join(dir, "home"), target: home, files: homeFiles },
       protected: guarded.existing
     })
-    return { command: options.bwrap, args: [...args, "--", command.command, ...command.args], sandboxed: true } satisfies Sandbox.Wrapped
+    const inner = proxy === undefined ? command : proxy.wrap(command)
+    if (proxy !== undefined) args.push(...proxy.bwrapArguments)
+    return { command: options.bwrap, args: [...args, "--", inner.command, ...inner.args], sandboxed: true } satisfies Sandbox.Wrapped
   })
   return { status: Effect.succeed(status), wrap } satisfies Sandbox.Service
 })
@@ -426,9 +440,9 @@ const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
       )
     }
     const bwrap = found.success
-    const result = yield* probeOnce(bwrap, options.network ?? "allow")
+    const result = yield* probeOnce(bwrap, options.network ?? DEFAULT_NETWORK)
     if (!result.ok) return yield* fallback(result.reason)
     const service = yield* make({ ...options, backend: result.backend, bwrap })
-    yield* Effect.logDebug(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? "allow"})`)
+    yield* Effect.logDebug(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? DEFAULT_NETWORK})`)
     return service
   }).pipe(Effect.withSpan("Bubblewrap.resolve"))

@@ -11,6 +11,7 @@
  */
 import { Wildcard } from "@agent-tools/core"
 import type * as AgentConfig from "./AgentConfig.ts"
+import { DEFAULT_NETWORK } from "./Bubblewrap.ts"
 
 export interface Context {
   /** The trusted config the workspace's would narrow (the user's, or `--config`'s). */
@@ -151,7 +152,7 @@ export const TABLE: Readonly<Record<string, Classifier>> = {
   tools: object({ disabled: keep }),
   sandbox: object({
     mode: atLeastAsStrict(["off", "auto", "required"], (u) => u.sandbox?.mode, "auto"),
-    network: atLeastAsStrict(["allow", "deny"], (u) => u.sandbox?.network, "allow"),
+    network: atLeastAsStrict(["allow", "proxy", "deny"], (u) => u.sandbox?.network, DEFAULT_NETWORK),
     // More read-only paths only narrow what a command may write.
     protectedPaths: keep
   }),

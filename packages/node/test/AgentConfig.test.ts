@@ -59,7 +59,7 @@ describe("AgentConfig.decode", () => {
         `sandbox.mode: expected auto | required | off, got "strict"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ sandbox: { network: "none" } }), [
-        `sandbox.network: expected allow | deny, got "none"`
+        `sandbox.network: expected proxy | allow | deny, got "none"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ sandbox: { protectedPaths: ["ok/x", "../up", "/abs"] } }), [
         `sandbox.protectedPaths[1]: expected a path inside the workspace, relative to its root, got "../up"`,

@@ -277,12 +277,12 @@ describe("network", () => {
     )
   const connect = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3 || echo no-connection`
 
-  live("allow (default): the host's loopback is reachable", () =>
+  live("allow: the host's loopback is reachable", () =>
     withServer((port) =>
       Effect.gen(function*() {
         const f = yield* scopedFixture
         try {
-          const result = yield* sandboxed(connect(port), { ws: f.ws })
+          const result = yield* sandboxed(connect(port), { ws: f.ws, layer: { network: "allow" } })
           assert.strictEqual(result.output.content, "hello from the host\n")
         } finally {
           f.cleanup()
@@ -379,7 +379,7 @@ describe("Bubblewrap.layer", () => {
       assert.isTrue(s.sandboxed)
       if (s.sandboxed) {
         assert.match(s.backend, /^bubblewrap \d/)
-        assert.strictEqual(s.network, "allow")
+        assert.strictEqual(s.network, "proxy")
       }
     }))
 
@@ -483,6 +483,12 @@ describe("bwrapArguments", () => {
         "--ro-bind-try /tmp/p /tmp/p --bind-try /srv/out /srv/out --bind-try /tmp/p/ws /tmp/p/ws " +
         "--dev /dev --proc /proc --remount-ro / --chdir /tmp/p/ws/sub"
     )
+  })
+
+  it("every network but allow unshares the network", () => {
+    assert.include(args({ network: "proxy" }), "--unshare-net")
+    assert.include(args({ network: "deny" }), "--unshare-net")
+    assert.notInclude(args({ network: "allow" }), "--unshare-net")
   })
 
   it("a path both readable and writable is writable; network deny unshares the network", () => {

@@ -55,6 +55,10 @@ describe("ConfigNarrowing.narrow", () => {
     assert.deepStrictEqual(narrow({ sandbox: { mode: "auto" } }, { sandbox: { mode: "required" } }).ignored, [`sandbox.mode="auto"`])
     assert.deepStrictEqual(narrow({ sandbox: { network: "deny" } }).config, { sandbox: { network: "deny" } })
     assert.deepStrictEqual(narrow({ sandbox: { network: "allow" } }, { sandbox: { network: "deny" } }).ignored, [`sandbox.network="allow"`])
+    // The default network is the proxy: the host's network is wider, so a workspace cannot choose it.
+    assert.deepStrictEqual(narrow({ sandbox: { network: "allow" } }).ignored, [`sandbox.network="allow"`])
+    assert.deepStrictEqual(narrow({ sandbox: { network: "proxy" } }).config, { sandbox: { network: "proxy" } })
+    assert.deepStrictEqual(narrow({ sandbox: { network: "proxy" } }, { sandbox: { network: "deny" } }).ignored, [`sandbox.network="proxy"`])
     const paths = narrow({ sandbox: { extraWritable: ["~/.ssh"], extraReadable: ["/etc"] } })
     assert.deepStrictEqual(paths, { config: {}, ignored: ["sandbox.extraWritable", "sandbox.extraReadable"] })
     // A sandbox key this version does not classify is presumed to widen.

@@ -1,4 +1,5 @@
 /** The text the model sees for the bash tool (opencode's bash.txt, shortened; values filled in). */
+import type { Sandbox } from "@agent-tools/core"
 import { MAX_COMMAND_BYTES } from "./analysis.ts"
 export interface DescriptionValues {
   readonly directory: string
@@ -8,13 +9,17 @@ export interface DescriptionValues {
   readonly maxLines: number
   readonly maxBytes: number
   /** The sandbox commands run in, when there is one. */
-  readonly sandbox?: { readonly network: "allow" | "deny" } | undefined
+  readonly sandbox?: { readonly network: Sandbox.Network } | undefined
 }
 
 const sandboxNote = (sandbox: DescriptionValues["sandbox"]) =>
   sandbox === undefined ? "" : `
 - Commands run in a sandbox: the workspace and a private temp directory are writable, system directories are read-only, and other paths outside the workspace are not visible unless approved for the call (name such a path in the command so that access is asked for).${
-    sandbox.network === "deny" ? " There is no network access." : ""
+    sandbox.network === "deny"
+      ? " There is no network access."
+      : sandbox.network === "proxy"
+      ? " Network access is HTTP(S) only, through a proxy set in HTTP_PROXY/HTTPS_PROXY (tools that ignore those variables cannot connect); each new host is checked against the permission rules and may need the user's approval (a refused host answers 403 with the reason), and the machine's loopback, private and link-local addresses are not reachable."
+      : ""
   }`
 
 export const describe = (v: DescriptionValues): string =>

@@ -23,6 +23,7 @@ import { BashParser } from "./parser.ts"
 import { plan } from "./permissions.ts"
 import { run, type RunResult } from "./runner.ts"
 import { blockedNote, blockedPaths } from "./sandboxBlocked.ts"
+import { networkAccess } from "./networkAccess.ts"
 import { sandboxPolicy } from "./sandboxPolicy.ts"
 import { select, ShellNotFoundError } from "./shell.ts"
 
@@ -128,7 +129,9 @@ export const BashTool = Tool.define(
       const { cwd, planned } = yield* prepare(args)
       yield* ctx.askAll(planned.requests)
       // After the asks: every outside path of the plan is approved for this call.
-      const policy = yield* provide(sandboxPolicy(planned, { root: workspace.root, cwd, sessionID: ctx.sessionID }))
+      const plannedPolicy = yield* provide(sandboxPolicy(planned, { root: workspace.root, cwd, sessionID: ctx.sessionID }))
+      // Hosts reached through the sandbox's proxy are asked for while the command runs.
+      const policy = { ...plannedPolicy, authorize: networkAccess({ permission, ctx }) }
 
       const requested = args.timeout ?? config.defaultTimeout
       const timeout = Math.min(requested, config.maxTimeout)
