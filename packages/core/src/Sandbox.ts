@@ -18,6 +18,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as SandboxEnv from "./SandboxEnv.ts"
 
 export type Network = "allow" | "deny"
 
@@ -48,6 +49,12 @@ export interface Policy {
 export interface Command {
   readonly command: string
   readonly args: ReadonlyArray<string>
+  /**
+   * Given to `wrap`: the variables the caller sets. Returned by `wrap`: the program's whole
+   * environment (spawn it with nothing else inherited), the host's passed variables included
+   * (`SandboxEnv`). Absent: the spawner's own environment.
+   */
+  readonly env?: Readonly<Record<string, string>> | undefined
 }
 
 export type Status =
@@ -60,6 +67,8 @@ export type Status =
     readonly readable: ReadonlyArray<string>
     /** What every call may write besides the policy's paths. */
     readonly writable: ReadonlyArray<string>
+    /** What this sandbox cannot enforce on this host, in sentences (absent: everything it offers holds). */
+    readonly unenforced?: ReadonlyArray<string> | undefined
   }
   | {
     readonly sandboxed: false
@@ -84,14 +93,21 @@ export interface Service {
    */
   readonly status: Effect.Effect<Status>
   /**
-   * The program to spawn instead of `command`, confined to `policy`. Without a sandbox: `command`
-   * itself, or a `SandboxError` (`unavailable`) when the mode requires one.
+   * The program to spawn instead of `command`, confined to `policy`, with its whole environment.
+   * Without a sandbox: `command` itself with the same environment, or a `SandboxError`
+   * (`unavailable`) when the mode requires one.
    */
   readonly wrap: (command: Command, policy: Policy) => Effect.Effect<Command, SandboxError, Scope.Scope>
 }
 
-/** Runs commands unconfined; `status` carries the reason. With `required`, `wrap` refuses instead. */
-export const unsandboxed = (reason: string, options: { readonly required?: boolean | undefined } = {}): Service => {
+/**
+ * Runs commands unconfined; `status` carries the reason. With `required`, `wrap` refuses instead.
+ * The environment is the same a sandbox passes (`SandboxEnv`, plus the names in `env`).
+ */
+export const unsandboxed = (
+  reason: string,
+  options: { readonly required?: boolean | undefined; readonly env?: ReadonlyArray<string> | undefined } = {}
+): Service => {
   const required = options.required === true
   return {
     status: Effect.succeed({ sandboxed: false, reason, required }),
@@ -103,7 +119,7 @@ export const unsandboxed = (reason: string, options: { readonly required?: boole
             message: `sandbox.mode is "required" but no sandbox can run here: ${reason}`
           })
         )
-        : Effect.succeed(command)
+        : Effect.map(SandboxEnv.environment(options.env ?? [], command.env), (env) => ({ ...command, env }))
   }
 }
 

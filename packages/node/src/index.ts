@@ -1,6 +1,7 @@
 export * as AgentConfig from "./AgentConfig.ts"
 export * as AnalysisWorker from "./AnalysisWorker.ts"
 export * as Bubblewrap from "./Bubblewrap.ts"
+export * as SandboxSeccomp from "./SandboxSeccomp.ts"
 export * as DataDir from "./DataDir.ts"
 export * as Defaults from "./Defaults.ts"
 export * as Explain from "./Explain.ts"
