@@ -1,6 +1,8 @@
 export * as AgentConfig from "./AgentConfig.ts"
 export * as AnalysisWorker from "./AnalysisWorker.ts"
 export * as Bubblewrap from "./Bubblewrap.ts"
+export * as SandboxHardening from "./SandboxHardening.ts"
+export * as SandboxLimits from "./SandboxLimits.ts"
 export * as SandboxSeccomp from "./SandboxSeccomp.ts"
 export * as DataDir from "./DataDir.ts"
 export * as Defaults from "./Defaults.ts"
