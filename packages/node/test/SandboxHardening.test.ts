@@ -11,8 +11,8 @@ import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Scope } from "effect"
-import { Events, Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
-import { Bubblewrap, SandboxHardening, SandboxSeccomp } from "@agent-tools/node"
+import { Events, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
+import { AgentConfig, Bubblewrap, NodeAgentTools, SandboxHardening, SandboxSeccomp } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
 
 const has = (program: string, args: ReadonlyArray<string> = ["--version"]) =>
@@ -243,4 +243,56 @@ describe("as an unprivileged user", () => {
       }
     }
   )
+})
+
+describe("the config's sandbox keys, through the node layer", () => {
+  const problemsOf = (input: unknown) =>
+    Effect.flip(AgentConfig.decode(input)).pipe(Effect.map((e) => e.problems.map((p) => `${p.path}: ${p.reason}`)))
+
+  it.effect("sandbox.env takes variable names; maxProcesses and tmpMaxBytes positive integers", () =>
+    Effect.gen(function*() {
+      const [env] = yield* problemsOf({ sandbox: { env: ["OK_NAME", "BAD-NAME"] } })
+      assert.strictEqual(env, `sandbox.env[1]: expected an environment variable name (letters, digits, _), got "BAD-NAME"`)
+      const [max] = yield* problemsOf({ sandbox: { maxProcesses: 0 } })
+      assert.match(max!, /^sandbox\.maxProcesses: /)
+      const [size] = yield* problemsOf({ sandbox: { tmpMaxBytes: 1.5 } })
+      assert.match(size!, /^sandbox\.tmpMaxBytes: /)
+    }))
+
+  /** `env` in a bash call of an agent built from `config`, with tokens in the process environment. */
+  const envOfCall = (sandbox: AgentConfig.Input["sandbox"]) =>
+    Effect.gen(function*() {
+      const f = yield* scopedFixture
+      const secrets = { GITHUB_TOKEN: "ghp_secret", AWS_SECRET_ACCESS_KEY: "aws-secret", OPENAI_API_KEY: "sk-secret", PASSED_ON: "yes" }
+      const added = Object.keys(secrets).filter((name) => !(name in process.env))
+      Object.assign(process.env, secrets)
+      try {
+        return yield* Effect.gen(function*() {
+          const registry = yield* ToolRegistry.ToolRegistry
+          const ctx = yield* Tool.makeContext({ sessionID: "s", tool: "bash" })
+          return yield* registry.execute("bash", { command: "env", description: "test" }, ctx)
+        }).pipe(
+          Effect.provide(NodeAgentTools.layerWithoutPlatform({
+            cwd: f.ws,
+            config: { permission: { bash: { "*": "allow" } }, sandbox },
+            unattended: "reject",
+            platform: "linux"
+          })),
+          Effect.provide(NodeServices.layer)
+        )
+      } finally {
+        for (const name of added) delete process.env[name]
+      }
+    })
+
+  for (const mode of ["auto", "off"] as const) {
+    liveIf(mode === "off" || hasBwrap)(`mode ${mode}: tokens stay out of a call's environment, names in sandbox.env come in`, () =>
+      Effect.gen(function*() {
+        const result = yield* envOfCall({ mode, env: ["PASSED_ON"] })
+        assert.strictEqual(result.metadata.sandboxed, mode === "auto")
+        const names = result.output.split("\n").map((line) => line.split("=")[0])
+        for (const name of ["GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY"]) assert.notInclude(names, name)
+        assert.include(result.output, "PASSED_ON=yes\n")
+      }))
+  }
 })
