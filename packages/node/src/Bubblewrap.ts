@@ -8,9 +8,15 @@
  * - the workspace, writable, and `extraWritable`;
  * - the paths approved for this call (the policy's `readable` / `writable`);
  * - a private temp directory at the OS temp dir's path, and a private, empty, writable home
- *   directory at HOME holding only the user's git config read-only — both deleted when the
- *   call ends (tools that write caches or dot files there work; nothing of the real home leaks);
+ *   directory at HOME holding only the user's git config read-only — size-capped tmpfs mounts,
+ *   gone when the call ends (tools that write caches or dot files there work; nothing of the real
+ *   home leaks, nothing is left on the host);
  * - fresh `/dev` and `/proc` (only the call's own processes are visible).
+ *
+ * Root inside gains nothing (`SandboxHardening`): no capabilities, no nested user namespace, a
+ * new session, the host's secret files masked, the keyring refused (`SandboxSeccomp`). A call
+ * runs at most `maxProcesses` processes (`SandboxLimits`), and sees only the allow-listed
+ * environment (`SandboxEnv`).
  *
  * Everything else is absent, so a read of an outside path fails with "No such file or directory"
  * and a write with "Read-only file system". The shell is PID 2 of its own namespace and bwrap's
@@ -464,5 +470,9 @@ const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
     if (!result.ok) return yield* fallback(result.reason)
     const service = yield* make({ ...options, backend: result.backend, bwrap, nestedUserNamespaces: result.nestedUserNamespaces })
     yield* Effect.logDebug(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? "allow"})`)
+    const status = yield* service.status
+    if (status.sandboxed && status.unenforced !== undefined) {
+      yield* Effect.logDebug(`Sandbox: not enforced here: ${status.unenforced.join("; ")}`)
+    }
     return service
   }).pipe(Effect.withSpan("Bubblewrap.resolve"))
