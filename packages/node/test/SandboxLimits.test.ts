@@ -1,0 +1,103 @@
+/**
+ * The pure parts of the sandbox's limits and masks: where a pids cgroup can go, which secret paths
+ * exist, which are masked for a call; and the probe's fallback when bwrap cannot forbid nested
+ * user namespaces (a stand-in bwrap that refuses `--disable-userns`).
+ */
+import { spawnSync } from "node:child_process"
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { Sandbox } from "@agent-tools/core"
+import { Bubblewrap, SandboxHardening, SandboxLimits } from "@agent-tools/node"
+
+const hasBwrap = spawnSync("bwrap", ["--version"], { stdio: "ignore" }).status === 0
+
+describe("SandboxLimits.candidates", () => {
+  it("cgroup v1: under this process's pids cgroup; v2: beside its own cgroup, or under the root", () => {
+    assert.deepStrictEqual(SandboxLimits.candidates("9:name=systemd:/\n8:pids:/\n0::/\n"), ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"])
+    assert.deepStrictEqual(SandboxLimits.candidates("5:pids:/docker/abc\n"), ["/sys/fs/cgroup/pids/docker/abc"])
+    assert.deepStrictEqual(
+      SandboxLimits.candidates("0::/user.slice/user-1000.slice/user@1000.service/app.slice/run-1.scope\n"),
+      ["/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice"]
+    )
+    assert.deepStrictEqual(SandboxLimits.candidates(""), [])
+  })
+})
+
+describe("SandboxHardening", () => {
+  it.effect("existing secrets: files, directories, a `*` in the last segment; links and missing paths skipped", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "secrets-test-"))
+      try {
+        mkdirSync(join(dir, "private"))
+        writeFileSync(join(dir, "shadow"), "x")
+        writeFileSync(join(dir, "host_rsa_key"), "k")
+        writeFileSync(join(dir, "host_rsa_key.pub"), "p")
+        symlinkSync(join(dir, "shadow"), join(dir, "link"))
+        const found = yield* SandboxHardening.existingSecrets(
+          ["shadow", "private", "host_*_key", "link", "missing"].map((n) => join(dir, n))
+        ).pipe(Effect.provide(NodeServices.layer))
+        assert.deepStrictEqual(found, { files: [join(dir, "shadow"), join(dir, "host_rsa_key")], directories: [join(dir, "private")] })
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+
+  it("masks files with the empty file and directories with an empty read-only tmpfs, except what the call was shown", () => {
+    const secrets = { files: ["/etc/shadow", "/srv/ws/key"], directories: ["/etc/ssl/private"] }
+    assert.deepStrictEqual(SandboxHardening.maskArguments(secrets, "/e", ["/srv/ws"]), [
+      "--ro-bind",
+      "/e",
+      "/etc/shadow",
+      "--perms",
+      "0000",
+      "--tmpfs",
+      "/etc/ssl/private",
+      "--remount-ro",
+      "/etc/ssl/private"
+    ])
+    assert.deepStrictEqual(SandboxHardening.maskArguments(secrets, "/e", ["/etc"]), ["--ro-bind", "/e", "/srv/ws/key"])
+  })
+})
+
+describe.skipIf(!hasBwrap)("Bubblewrap.probe (needs bwrap)", () => {
+  it.live("where bwrap refuses --disable-userns: sandboxed without it, and the status says so", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "probe-test-"))
+      try {
+        // A stand-in bwrap that fails like an old or restricted one on --disable-userns.
+        const fake = join(dir, "bwrap")
+        writeFileSync(
+          fake,
+          `#!/bin/sh\nfor a in "$@"; do [ "$a" = --disable-userns ] && { echo "bwrap: --disable-userns not supported" >&2; exit 1; }; done\nexec bwrap "$@"\n`
+        )
+        chmodSync(fake, 0o755)
+        const result = yield* Effect.gen(function*() {
+          const service = yield* Sandbox.Sandbox
+          const status = yield* service.status
+          const wrapped = yield* Effect.scoped(service.wrap({ command: "/bin/true", args: [] }, {
+            root: dir,
+            cwd: dir,
+            writable: [],
+            readable: [],
+            outside: "hidden"
+          }))
+          return { status, args: wrapped.args }
+        }).pipe(Effect.provide(Bubblewrap.layer({ bwrap: fake })), Effect.provide(NodeServices.layer))
+        assert.isTrue(result.status.sandboxed)
+        if (!result.status.sandboxed) return
+        assert.deepStrictEqual(
+          result.status.unenforced?.filter((s) => s.startsWith("nested")),
+          ["nested user namespaces stay possible (bwrap --disable-userns: bwrap: --disable-userns not supported)"]
+        )
+        assert.include(result.args, "--unshare-user-try")
+        assert.notInclude(result.args, "--disable-userns")
+        assert.include(result.args, "--cap-drop")
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+})
