@@ -256,15 +256,18 @@ export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, netw
         : `${bwrap} --version failed: ${version.failure.message}`
     }
   }
-  // The same isolation flags a call uses, so a host where one fails falls back here, with the
-  // reason, instead of failing every call. Only nested user namespaces may stay possible: bwrap
-  // refuses `--disable-userns` where it cannot unshare the user namespace itself.
+  // The same isolation flags a call uses (the seccomp filter read from stdin here), so a host where
+  // one fails falls back here, with the reason, instead of failing every call. Only nested user
+  // namespaces may stay possible: bwrap refuses `--disable-userns` where it cannot unshare the
+  // user namespace itself.
+  const filter = SandboxSeccomp.SUPPORTED_ARCHES.includes(process.arch) ? SandboxSeccomp.bytes() : undefined
   const attempt = (nested: boolean) =>
     Effect.scoped(Effect.gen(function*() {
       const args = [
         "--die-with-parent",
         ...SandboxHardening.FLAGS,
         ...SandboxHardening.userNamespace(nested),
+        ...(filter === undefined ? [] : ["--seccomp", "0"]),
         "--unshare-pid",
         ...(network === "deny" ? ["--unshare-net"] : []),
         "--ro-bind",
@@ -276,7 +279,8 @@ export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, netw
         "/proc",
         "true"
       ]
-      const handle = yield* spawner.spawn(ChildProcess.make(bwrap, args, { stdin: "ignore", detached: false, forceKillAfter: "1 second" }))
+      const stdin = filter === undefined ? "ignore" as const : Stream.succeed(filter)
+      const handle = yield* spawner.spawn(ChildProcess.make(bwrap, args, { stdin, detached: false, forceKillAfter: "1 second" }))
       const text = yield* handle.all.pipe(Stream.decodeText(), Stream.mkString)
       const code = yield* handle.exitCode
       return { code: Number(code), text }
