@@ -260,7 +260,7 @@ export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, netw
   // one fails falls back here, with the reason, instead of failing every call. Only nested user
   // namespaces may stay possible: bwrap refuses `--disable-userns` where it cannot unshare the
   // user namespace itself.
-  const filter = SandboxSeccomp.SUPPORTED_ARCHES.includes(process.arch) ? SandboxSeccomp.bytes() : undefined
+  const filter = SandboxSeccomp.forArch()
   const attempt = (nested: boolean) =>
     Effect.scoped(Effect.gen(function*() {
       const args = [
@@ -301,10 +301,10 @@ export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, netw
 })
 
 /** What a call is hardened with on this host, and what cannot be enforced here (in sentences). */
-const hardeningOf = Effect.fnUntraced(function*(options: Options & { readonly nestedUserNamespaces?: string | undefined }) {
+const hardeningOf = Effect.fn("Bubblewrap.hardening")(function*(options: Options & { readonly nestedUserNamespaces?: string | undefined }) {
   const unenforced: Array<string> = []
   if (options.nestedUserNamespaces !== undefined) unenforced.push(options.nestedUserNamespaces)
-  const seccomp = SandboxSeccomp.SUPPORTED_ARCHES.includes(process.arch) ? SandboxSeccomp.bytes() : undefined
+  const seccomp = SandboxSeccomp.forArch()
   if (seccomp === undefined) unenforced.push(`the kernel keyring stays reachable (no seccomp filter for ${process.arch})`)
   const maxProcesses = options.maxProcesses ?? SandboxLimits.DEFAULT_MAX_PROCESSES
   const pids = yield* SandboxLimits.detectPids()

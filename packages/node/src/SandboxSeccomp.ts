@@ -80,5 +80,8 @@ export const bytes = (): Uint8Array => {
   return buffer
 }
 
+/** The compiled filter for a process of Node's architecture `arch`; none where its calls are unknown here. */
+export const forArch = (arch: string = process.arch): Uint8Array | undefined => SUPPORTED_ARCHES.includes(arch) ? bytes() : undefined
+
 /** The file descriptor bwrap reads the filter from, opened by the wrapper shell (`9<file`). */
 export const FD = 9
