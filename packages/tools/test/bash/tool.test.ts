@@ -351,6 +351,8 @@ describe("bash tool: what it runs", () => {
       assert.include(tool.description, `All commands run in ${root} by default`)
       assert.include(tool.description, "commands time out after 120000ms")
       assert.include(tool.description, "A command may be at most 131072 bytes (128 KiB)")
+      // True by "passes the command unchanged…" above: the token in the environment is not passed on.
+      assert.include(tool.description, "credentials in the agent's environment (API keys, tokens) are not set")
       assert.isTrue(tool.annotations.destructive)
     }).pipe(Effect.provide(fake)))
 })
