@@ -340,7 +340,6 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
 ) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const network = options.network ?? "allow"
   const nodeDir = path.dirname(path.dirname(process.execPath))
   const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
@@ -393,7 +392,6 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
     ).pipe(
       Effect.provideService(FileSystem.FileSystem, fs),
       Effect.provideService(Path.Path, path),
-      Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner),
       Effect.mapError((cause) =>
         new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's pids cgroup: ${cause.message}`, cause })
       )

@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import * as Schedule from "effect/Schedule"
-import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import { rmdir } from "node:fs/promises"
 
 /** The most processes a call may run at once when the config says nothing (`sandbox.maxProcesses`). */
 export const DEFAULT_MAX_PROCESSES = 1024
@@ -48,6 +48,15 @@ export const candidates = (selfCgroup: string): Array<string> => {
 }
 
 /**
+ * Removes an empty cgroup. A cgroup directory holds the kernel's control files, which cannot be
+ * unlinked: only rmdir(2) removes it, and the file system service offers no bare rmdir. Not by
+ * spawning `rmdir` either: found on PATH, that could be a workspace's program (node_modules/.bin)
+ * run outside the sandbox.
+ */
+const removeCgroup = (dir: string) =>
+  Effect.tryPromise({ try: () => rmdir(dir), catch: (cause) => new Error(`rmdir ${dir}: ${String(cause)}`) })
+
+/**
  * Finds a directory where this process may make a pids cgroup: makes and removes one to be sure
  * (a read-only cgroup file system, or one without the pids controller, fails here, not per call).
  */
@@ -71,17 +80,6 @@ export const detectPids = Effect.fn("SandboxLimits.detectPids")(function*() {
     reason: `no pids cgroup can be made here (${reasons.join("; ") || "no cgroup file system"})`
   } satisfies Pids
 })
-
-/**
- * Removes an empty cgroup. A cgroup directory holds the kernel's control files, which cannot be
- * unlinked: only rmdir(2) removes it, and the file system service offers no bare rmdir.
- */
-const removeCgroup = (dir: string) =>
-  Effect.gen(function*() {
-    const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
-    const code = yield* spawner.exitCode(ChildProcess.make("rmdir", [dir], { stdin: "ignore", stdout: "ignore", stderr: "ignore" }))
-    if (Number(code) !== 0) return yield* Effect.fail(`rmdir ${dir} exited with ${code}`)
-  })
 
 /**
  * A pids cgroup for one call, capped at `max` processes; its `cgroup.procs` file (where the
