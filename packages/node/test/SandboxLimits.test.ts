@@ -63,6 +63,37 @@ describe("SandboxHardening", () => {
   })
 })
 
+describe("Bubblewrap.bwrapArguments hardening", () => {
+  const base = {
+    policy: { root: "/w", cwd: "/w", writable: [], readable: [], outside: "hidden" as const },
+    network: "allow" as const,
+    system: [{ _tag: "bind" as const, path: "/etc" }],
+    extraWritable: [],
+    extraReadable: [],
+    tmp: { target: "/tmp", size: 4096 }
+  }
+
+  it("secrets are masked after the binds that show them, /proc's after --proc; the filter on its descriptor", () => {
+    const text = Bubblewrap.bwrapArguments({
+      ...base,
+      seccompFd: 9,
+      masks: { secrets: { files: ["/etc/shadow"], directories: [] }, empty: "/x/empty" }
+    }).join(" ")
+    assert.match(text, /^--die-with-parent --new-session --cap-drop ALL --unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-uts --seccomp 9 /)
+    assert.include(
+      text,
+      "--ro-bind-try /etc /etc --size 4096 --tmpfs /tmp --bind-try /w /w --ro-bind /x/empty /etc/shadow " +
+        "--dev /dev --proc /proc --ro-bind-try /x/empty /proc/keys --ro-bind-try /x/empty /proc/key-users --remount-ro /"
+    )
+  })
+
+  it("where nested user namespaces cannot be disabled: --unshare-user-try, capabilities still dropped", () => {
+    const text = Bubblewrap.bwrapArguments({ ...base, nestedUserNamespaces: true }).join(" ")
+    assert.match(text, /^--die-with-parent --new-session --cap-drop ALL --unshare-user-try --unshare-pid /)
+    assert.notInclude(text, "--disable-userns")
+  })
+})
+
 describe.skipIf(!hasBwrap)("Bubblewrap.probe (needs bwrap)", () => {
   it.live("where bwrap refuses --disable-userns: sandboxed without it, and the status says so", () =>
     Effect.gen(function*() {
