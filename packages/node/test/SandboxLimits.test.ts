@@ -82,7 +82,7 @@ describe("Bubblewrap.bwrapArguments hardening", () => {
     assert.match(text, /^--die-with-parent --new-session --cap-drop ALL --unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-uts --seccomp 9 /)
     assert.include(
       text,
-      "--ro-bind-try /etc /etc --size 4096 --tmpfs /tmp --bind-try /w /w --ro-bind /x/empty /etc/shadow " +
+      "--ro-bind-try /etc /etc --bind-try /w /w --size 4096 --tmpfs /tmp --ro-bind /x/empty /etc/shadow " +
         "--dev /dev --proc /proc --ro-bind-try /x/empty /proc/keys --ro-bind-try /x/empty /proc/key-users --remount-ro /"
     )
   })
