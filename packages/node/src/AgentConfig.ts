@@ -1,6 +1,7 @@
 /**
  * `agent-tools.json`: the zod schema (the single source of the published JSON Schema), decoding
- * with errors that name the bad key, and loading from a file or an object.
+ * with errors that name the bad key, and loading one file or object (WorkspaceTrust combines the
+ * user's and the workspace's).
  */
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
@@ -150,6 +151,10 @@ const LspConfig = z.union([
     enabled: z.boolean().optional().describe("Run language servers (default true when this object is given)."),
     diagnosticsTimeout: z.number().int().min(0).max(60_000).optional().describe(
       "The longest a file change waits for the language server's diagnostics, in milliseconds (default 3000)."
+    ),
+    workspaceTypeScript: z.boolean().optional().describe(
+      "Run the workspace's own TypeScript (node_modules/typescript) for the language server when it has one " +
+        "(default false: the TypeScript agent-tools depends on). That file is the workspace's code, run on the host."
     )
   })
 ]).describe(
@@ -235,7 +240,10 @@ export const ConfigSchema = z.strictObject({
   webfetch: WebFetchConfig.optional(),
   websearch: WebSearchConfig.optional(),
   mcp: McpConfig.optional()
-}).meta({ title: "agent-tools configuration", description: "The agent-tools.json file of a workspace." })
+}).meta({
+  title: "agent-tools configuration",
+  description: "An agent-tools.json file: the user's (in the user's config directory) or a workspace's (applied in full once the user trusts the folder)."
+})
 
 export type AgentConfig = z.output<typeof ConfigSchema>
 /** The `spill.s3` settings. */

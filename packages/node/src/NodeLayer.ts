@@ -41,14 +41,17 @@ import * as NodeStat from "./NodeStat.ts"
 import * as DataDir from "./DataDir.ts"
 import * as Defaults from "./Defaults.ts"
 import * as WebFetchClient from "./WebFetchClient.ts"
+import * as WorkspaceTrust from "./WorkspaceTrust.ts"
 import type { ServerConfig as McpServerConfig } from "@agent-tools/mcp/client"
 
 export interface Options {
   /** The workspace root. */
   readonly cwd: string
   /**
-   * The config: an object with the file's content, or a file path (relative to `cwd`). Default:
-   * `agent-tools.json` in `cwd` when it exists, else the embedded defaults only.
+   * The config: an object with the file's content, or a file path (relative to `cwd`); it is
+   * trusted and is the whole config. Default: the user's `agent-tools.json` (in the user's config
+   * directory), then `agent-tools.json` in `cwd` over it: in full when the user trusted that folder
+   * with that file (`agent-tools trust`), else only what narrows (see WorkspaceTrust).
    */
   readonly config?: AgentConfig.Input | string | undefined
   /**
@@ -87,10 +90,13 @@ export type Platform = FileSystem.FileSystem | Path.Path | ChildProcessSpawner.C
 export interface Settings {
   /** The workspace root (absolute). */
   readonly cwd: string
-  /** The config file used, if any. */
+  /** The explicit config file, else the workspace's `agent-tools.json` when present, else the user's. */
   readonly file: string | undefined
+  /** The combined config (the permission rules are in `rules`). */
   readonly config: AgentConfig.AgentConfig
-  /** The embedded default rules followed by the config's rules. */
+  /** Whether the workspace's own config was trusted, and what of it was ignored. */
+  readonly trust: WorkspaceTrust.Trust
+  /** The embedded default rules followed by the user's, then the workspace's rules. */
   readonly rules: Permission.Ruleset
   /** The spill store's root; each workspace's spills live in a subdirectory of it. */
   readonly spillDir: string
@@ -136,14 +142,15 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
   const path = yield* Path.Path
   const platform = options.platform ?? process.platform
   const cwd = path.resolve(options.cwd)
-  const { config, file } = yield* AgentConfig.load({ cwd, config: options.config })
+  const { config, file, permissions, trust } = yield* WorkspaceTrust.load({ cwd, config: options.config, platform })
   const home = yield* DataDir.home(platform)
-  const toConfigError = (e: PermissionRules.PermissionConfigError) =>
+  const toConfigError = (file: string | undefined) => (e: PermissionRules.PermissionConfigError) =>
     new AgentConfig.ConfigError({ ...(file === undefined ? {} : { file }), problems: [{ path: e.path, reason: e.reason }] })
-  const defaults = yield* PermissionRules.fromConfig(Defaults.permission, { home }).pipe(Effect.mapError(toConfigError))
-  const own = config.permission === undefined
-    ? []
-    : yield* PermissionRules.fromConfig(config.permission, { home }).pipe(Effect.mapError(toConfigError))
+  const defaults = yield* PermissionRules.fromConfig(Defaults.permission, { home }).pipe(Effect.mapError(toConfigError(undefined)))
+  const own: Array<Permission.Ruleset> = []
+  for (const source of permissions) {
+    own.push(yield* PermissionRules.fromConfig(source.permission, { home }).pipe(Effect.mapError(toConfigError(source.file))))
+  }
   const dir = config.spill?.dir
   const spillDir = dir === undefined
     ? yield* DataDir.spillDir(platform)
@@ -170,7 +177,8 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     cwd,
     file,
     config,
-    rules: PermissionRules.merge(defaults, own),
+    trust,
+    rules: PermissionRules.merge(defaults, ...own),
     spillDir,
     retentionDays: config.spill?.retentionDays,
     spillMaxBytes: config.spill?.maxBytes,
@@ -238,8 +246,12 @@ const lspLayer = (s: Settings): Layer.Layer<never, never, Platform> => {
   const lsp = s.config.lsp
   if (lsp === undefined || lsp === false || (typeof lsp === "object" && lsp.enabled === false)) return Layer.empty
   const diagnosticsTimeout = typeof lsp === "object" ? lsp.diagnosticsTimeout : undefined
+  const workspaceTypeScript = typeof lsp === "object" ? lsp.workspaceTypeScript : undefined
   return Layer.unwrap(
-    Effect.map(Effect.promise(() => import("./lsp/NodeLsp.ts")), (NodeLsp) => NodeLsp.layer({ root: s.cwd, diagnosticsTimeout }))
+    Effect.map(
+      Effect.promise(() => import("./lsp/NodeLsp.ts")),
+      (NodeLsp) => NodeLsp.layer({ root: s.cwd, diagnosticsTimeout, workspaceTypeScript })
+    )
   )
 }
 
@@ -287,7 +299,9 @@ export const layerFromSettings = (
     WebFetchClient.layer({ allowPrivateNetwork: s.config.webfetch?.allowPrivateNetwork }),
     s.search === undefined ? Layer.empty : Layer.merge(Layer.succeed(Web.ExaConfig, s.search), NodeHttpClient.layerNodeHttp)
   ).pipe(Layer.provideMerge(base))
-  const services = Layer.merge(core, user)
+  // The workspace config's ignored keys are told once, as the layer is built (stderr for the CLI).
+  const warning = WorkspaceTrust.warning(s.trust)
+  const services = Layer.mergeAll(core, user, warning === undefined ? Layer.empty : Layer.effectDiscard(Effect.logWarning(warning)))
   // Built-in tools are typed with open requirements; this layer provides everything listed above.
   // websearch and codesearch, when enabled, are offered right after webfetch.
   const afterWebFetch = builtins.findIndex((t) => t.id === "webfetch") + 1

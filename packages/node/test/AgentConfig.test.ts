@@ -122,7 +122,7 @@ describe("AgentConfig.decode", () => {
         `lsp.diagnosticsTimeout: expected a number, got "5s"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ lsp: { diagnosticsTimeout: -1 } }), ["lsp.diagnosticsTimeout: expected a number >= 0, got -1"])
-      assert.deepStrictEqual(yield* problemsOf({ lsp: { timeout: 1 } }), ["lsp.timeout: unknown key (expected one of enabled, diagnosticsTimeout)"])
+      assert.deepStrictEqual(yield* problemsOf({ lsp: { timeout: 1 } }), ["lsp.timeout: unknown key (expected one of enabled, diagnosticsTimeout, workspaceTypeScript)"])
       assert.deepStrictEqual(yield* problemsOf({ lsp: "yes" }), [`lsp: expected true or false or an object, got "yes"`])
       assert.deepStrictEqual(yield* problemsOf({ experimental: { lsp_tool: 1 } }), ["experimental.lsp_tool: expected true or false, got 1"])
     }))

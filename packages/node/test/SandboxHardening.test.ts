@@ -162,15 +162,24 @@ describe.skipIf(!hasBwrap)("as the user the agent runs as (root in CI; needs bwr
   live("the temp dir is capped (ENOSPC past it) and a mode-000 directory leaves nothing behind", () =>
     Effect.gen(function*() {
       const f = yield* scopedFixture
-      const before = readdirSync(tmpdir())
-      const result = yield* sandboxed(
-        `head -c 2000000 /dev/zero > ${tmpdir()}/big; echo $?; mkdir -p ${tmpdir()}/locked/in ~/locked/in; chmod 000 ${tmpdir()}/locked ~/locked; echo done`,
-        { ws: f.ws, layer: { tmpMaxBytes: 1024 * 1024 } }
-      )
-      assert.include(result.output.content, "No space left on device")
-      assert.match(result.output.content, /\n1\ndone\n$/)
-      const left = readdirSync(tmpdir()).filter((n) => !before.includes(n))
-      assert.deepStrictEqual(left.filter((n) => n === "big" || n === "locked" || n.startsWith("agent-tools-sandbox-")), [])
+      // The OS temp dir of this test alone (other test files make their calls' directories in the
+      // shared one meanwhile): whatever a call leaves behind would be here.
+      const temp = join(f.base, "tmp")
+      mkdirSync(temp)
+      const saved = process.env.TMPDIR
+      process.env.TMPDIR = temp
+      try {
+        const result = yield* sandboxed(
+          `head -c 2000000 /dev/zero > ${temp}/big; echo $?; mkdir -p ${temp}/locked/in ~/locked/in; chmod 000 ${temp}/locked ~/locked; echo done`,
+          { ws: f.ws, layer: { tmpMaxBytes: 1024 * 1024 } }
+        )
+        assert.include(result.output.content, "No space left on device")
+        assert.match(result.output.content, /\n1\ndone\n$/)
+        assert.deepStrictEqual(readdirSync(temp), [])
+      } finally {
+        if (saved === undefined) delete process.env.TMPDIR
+        else process.env.TMPDIR = saved
+      }
     }))
 })
 
