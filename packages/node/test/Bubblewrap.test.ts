@@ -174,14 +174,11 @@ describe("what stays possible", () => {
       try {
         // The file system type of the temp dir's mount, as the kernel reports it.
         const where = `awk '$5 == "${tmpdir()}" { for (i = 7; $i != "-"; i++); print $(i + 1) }' /proc/self/mountinfo`
-        const before = readdirSync(tmpdir())
         const first = yield* sandboxed(`echo one > ${tmpdir()}/mark && ls -A ${tmpdir()} && ${where}`, { ws: f.ws })
         const lines = first.output.content.trim().split("\n")
         assert.include(lines, "mark")
         assert.notInclude(lines, `host-only-${process.pid}`)
         assert.strictEqual(lines.at(-1), "tmpfs", first.output.content)
-        // Nothing of the call is left in the host's temp dir once it returned.
-        assert.deepStrictEqual(readdirSync(tmpdir()).filter((n) => !before.includes(n) && n.startsWith("agent-tools-sandbox-")), [])
         const second = yield* sandboxed(`cat ${tmpdir()}/mark`, { ws: f.ws })
         assert.include(second.output.content, "No such file or directory")
       } finally {
