@@ -56,6 +56,9 @@ export const candidates = (selfCgroup: string): Array<string> => {
 const removeCgroup = (dir: string) =>
   Effect.tryPromise({ try: () => rmdir(dir), catch: (cause) => new Error(`rmdir ${dir}: ${String(cause)}`) })
 
+/** Probes made by this process: each makes a cgroup of its own name, so layers built at once do not collide. */
+let probes = 0
+
 /**
  * Finds a directory where this process may make a pids cgroup: makes and removes one to be sure
  * (a read-only cgroup file system, or one without the pids controller, fails here, not per call).
@@ -66,7 +69,7 @@ export const detectPids = Effect.fn("SandboxLimits.detectPids")(function*() {
   const self = yield* fs.readFileString("/proc/self/cgroup").pipe(Effect.orElseSucceed(() => ""))
   const reasons: Array<string> = []
   for (const parent of candidates(self)) {
-    const test = path.join(parent, `agent-tools-probe-${process.pid}`)
+    const test = path.join(parent, `agent-tools-probe-${process.pid}-${++probes}`)
     const made = yield* fs.makeDirectory(test).pipe(
       Effect.andThen(fs.exists(path.join(test, "pids.max"))),
       Effect.ensuring(removeCgroup(test).pipe(Effect.ignore)),
