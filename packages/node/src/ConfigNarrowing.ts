@@ -11,6 +11,7 @@
  */
 import { Wildcard } from "@agent-tools/core"
 import type * as AgentConfig from "./AgentConfig.ts"
+import * as SandboxLimits from "./SandboxLimits.ts"
 
 export interface Context {
   /** The trusted config the workspace's would narrow (the user's, or `--config`'s). */
@@ -60,6 +61,13 @@ const atLeastAsStrict = (order: ReadonlyArray<string>, userValue: (user: AgentCo
   const userRank = order.indexOf(typeof user === "string" ? user : fallback)
   return rank !== -1 && rank >= userRank ? { kept: value, ignored: [] } : { kept: undefined, ignored: [`${path}=${JSON.stringify(value)}`] }
 }
+
+/** A limit: the workspace's number is kept when it is at most the user's (or the default). */
+const noMoreThan = (userValue: (user: AgentConfig.AgentConfig) => number | undefined, fallback: number): Classifier =>
+(value, path, ctx) =>
+  typeof value === "number" && value <= (userValue(ctx.user) ?? fallback)
+    ? { kept: value, ignored: [] }
+    : { kept: undefined, ignored: [`${path}=${JSON.stringify(value)}`] }
 
 /** Paths kept only when they stay inside the workspace. */
 const insideOnly: Classifier = (value, path, ctx) => {
@@ -151,7 +159,9 @@ export const TABLE: Readonly<Record<string, Classifier>> = {
   tools: object({ disabled: keep }),
   sandbox: object({
     mode: atLeastAsStrict(["off", "auto", "required"], (u) => u.sandbox?.mode, "auto"),
-    network: atLeastAsStrict(["allow", "deny"], (u) => u.sandbox?.network, "allow")
+    network: atLeastAsStrict(["allow", "deny"], (u) => u.sandbox?.network, "allow"),
+    maxProcesses: noMoreThan((u) => u.sandbox?.maxProcesses, SandboxLimits.DEFAULT_MAX_PROCESSES),
+    tmpMaxBytes: noMoreThan((u) => u.sandbox?.tmpMaxBytes, SandboxLimits.DEFAULT_TMP_MAX_BYTES)
   }),
   apply_patch: keep,
   skills: object({ directories: insideOnly }),

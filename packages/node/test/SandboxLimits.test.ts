@@ -11,7 +11,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Sandbox } from "@agent-tools/core"
-import { Bubblewrap, SandboxHardening, SandboxLimits } from "@agent-tools/node"
+import { AgentConfig, Bubblewrap, ConfigNarrowing, SandboxHardening, SandboxLimits } from "@agent-tools/node"
 
 const hasBwrap = spawnSync("bwrap", ["--version"], { stdio: "ignore" }).status === 0
 
@@ -131,4 +131,23 @@ describe.skipIf(!hasBwrap)("Bubblewrap.probe (needs bwrap)", () => {
         rmSync(dir, { recursive: true, force: true })
       }
     }))
+})
+
+describe("an untrusted workspace config and the sandbox's new keys", () => {
+  const narrow = (workspace: AgentConfig.Input, user: AgentConfig.Input = {}) =>
+    ConfigNarrowing.narrow(workspace as AgentConfig.AgentConfig, { user: user as AgentConfig.AgentConfig, inside: () => true })
+
+  it("lower limits apply, higher ones and sandbox.env (which would let tokens in) are dropped", () => {
+    assert.deepStrictEqual(narrow({ sandbox: { maxProcesses: 100, tmpMaxBytes: 1024, env: ["GITHUB_TOKEN"] } }), {
+      config: { sandbox: { maxProcesses: 100, tmpMaxBytes: 1024 } },
+      ignored: ["sandbox.env"]
+    })
+    assert.deepStrictEqual(narrow({ sandbox: { maxProcesses: 200 } }, { sandbox: { maxProcesses: 100 } }), {
+      config: {},
+      ignored: ["sandbox.maxProcesses=200"]
+    })
+    assert.deepStrictEqual(narrow({ sandbox: { tmpMaxBytes: SandboxLimits.DEFAULT_TMP_MAX_BYTES * 2 } }).ignored, [
+      `sandbox.tmpMaxBytes=${SandboxLimits.DEFAULT_TMP_MAX_BYTES * 2}`
+    ])
+  })
 })
