@@ -96,7 +96,7 @@ describe.skipIf(!hasBwrap)("as the user the agent runs as (root in CI; needs bwr
   live("no nested user namespace, no new session's terminal", () =>
     Effect.gen(function*() {
       const f = yield* scopedFixture
-      const result = yield* sandboxed("unshare -U true 2>/dev/null && echo nested; ps -o sid= -p $$ | tr -d ' '", { ws: f.ws })
+      const result = yield* sandboxed("unshare -U true 2>/dev/null && echo nested; cut -d ' ' -f 6 /proc/$$/stat", { ws: f.ws })
       assert.notInclude(result.output.content, "nested")
       // The shell is in the session bwrap made for it (`--new-session`), not the caller's.
       // Its leader is inside the PID namespace (bwrap's init); without it the leader is outside, and
