@@ -100,7 +100,7 @@ describe.skipIf(!hasBwrap)("as the user the agent runs as (root in CI; needs bwr
       assert.notInclude(result.output.content, "nested")
       // The shell is in the session bwrap made for it (`--new-session`), not the caller's.
       // Its leader is inside the PID namespace (bwrap's init); without it the leader is outside, and
-      // `ps` shows the session id as 0.
+      // the session id reads as 0.
       const [sid] = result.output.content.trim().split("\n")
       assert.strictEqual(sid, "1", result.output.content)
     }))
