@@ -19,6 +19,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as SandboxEnv from "./SandboxEnv.ts"
 
 /**
  * What network a call has:
@@ -72,6 +73,12 @@ export interface Policy {
 export interface Command {
   readonly command: string
   readonly args: ReadonlyArray<string>
+  /**
+   * Given to `wrap`: the variables the caller sets. Returned by `wrap`: the program's whole
+   * environment (spawn it with nothing else inherited), the host's passed variables included
+   * (`SandboxEnv`). Absent: the spawner's own environment.
+   */
+  readonly env?: Readonly<Record<string, string>> | undefined
 }
 
 /**
@@ -93,6 +100,8 @@ export type Status =
     readonly readable: ReadonlyArray<string>
     /** What every call may write besides the policy's paths. */
     readonly writable: ReadonlyArray<string>
+    /** What this sandbox cannot enforce on this host, in sentences (absent: everything it offers holds). */
+    readonly unenforced?: ReadonlyArray<string> | undefined
   }
   | {
     readonly sandboxed: false
@@ -117,16 +126,22 @@ export interface Service {
    */
   readonly status: Effect.Effect<Status>
   /**
-   * The program to spawn instead of `command`, confined to `policy`, with `sandboxed: true`.
-   * Without a sandbox: `command` itself with `sandboxed: false`, or a `SandboxError`
-   * (`unavailable`) when the mode requires one. A result's `sandboxed` is this flag of the wrap
-   * that was spawned.
+   * The program to spawn instead of `command`, confined to `policy`, with its whole environment
+   * and `sandboxed: true`. Without a sandbox: `command` itself with the same environment and
+   * `sandboxed: false`, or a `SandboxError` (`unavailable`) when the mode requires one. A result's
+   * `sandboxed` is this flag of the wrap that was spawned.
    */
   readonly wrap: (command: Command, policy: Policy) => Effect.Effect<Wrapped, SandboxError, Scope.Scope>
 }
 
-/** Runs commands unconfined; `status` carries the reason. With `required`, `wrap` refuses instead. */
-export const unsandboxed = (reason: string, options: { readonly required?: boolean | undefined } = {}): Service => {
+/**
+ * Runs commands unconfined; `status` carries the reason. With `required`, `wrap` refuses instead.
+ * The environment is the same a sandbox passes (`SandboxEnv`, plus the names in `env`).
+ */
+export const unsandboxed = (
+  reason: string,
+  options: { readonly required?: boolean | undefined; readonly env?: ReadonlyArray<string> | undefined } = {}
+): Service => {
   const required = options.required === true
   return {
     status: Effect.succeed({ sandboxed: false, reason, required }),
@@ -138,7 +153,7 @@ export const unsandboxed = (reason: string, options: { readonly required?: boole
             message: `sandbox.mode is "required" but no sandbox can run here: ${reason}`
           })
         )
-        : Effect.succeed({ ...command, sandboxed: false })
+        : Effect.map(SandboxEnv.environment(options.env ?? [], command.env), (env) => ({ ...command, env, sandboxed: false }))
   }
 }
 

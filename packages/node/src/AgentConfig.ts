@@ -8,7 +8,9 @@ import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 import * as z from "zod"
+import { SandboxEnv } from "@agent-tools/core"
 import * as ConfigIssues from "./ConfigIssues.ts"
+import * as SandboxLimits from "./SandboxLimits.ts"
 
 export const FILE_NAME = "agent-tools.json"
 
@@ -119,6 +121,17 @@ const SandboxConfig = z.strictObject({
       "the directory core.hooksPath names, agent-tools.json, .agent-tools/), relative to the workspace root: read-only " +
       "inside the sandbox when they exist, and a change by write, edit, multiedit or apply_patch is always asked, " +
       "even when edit is allowed (a deny rule still denies)."
+  ),
+  env: z.array(z.string().regex(SandboxEnv.NAME, "an environment variable name (letters, digits, _)")).optional().describe(
+    `Names of environment variables bash commands see besides ${SandboxEnv.PASSED.filter((n) => !n.startsWith("LC_")).join(", ")}, LC_* ` +
+      "(sandboxed or not); every other variable of the agent's environment (tokens, API keys) stays out."
+  ),
+  maxProcesses: z.number().int().positive().optional().describe(
+    `The most processes a sandboxed command may run at once (default ${SandboxLimits.DEFAULT_MAX_PROCESSES}; a pids cgroup, where one can be made).`
+  ),
+  tmpMaxBytes: z.number().int().positive().optional().describe(
+    "The size of a sandboxed command's private temp directory, and of its private home, each, in bytes " +
+      `(default ${SandboxLimits.DEFAULT_TMP_MAX_BYTES}, ${SandboxLimits.DEFAULT_TMP_MAX_BYTES / 1024 / 1024} MiB; memory-backed, gone when the command ends).`
   )
 }).describe(
   "The kernel sandbox around bash commands: the workspace is writable, system directories are read-only, " +

@@ -12,6 +12,7 @@
 import { Wildcard } from "@agent-tools/core"
 import type * as AgentConfig from "./AgentConfig.ts"
 import { DEFAULT_NETWORK } from "./Bubblewrap.ts"
+import * as SandboxLimits from "./SandboxLimits.ts"
 
 export interface Context {
   /** The trusted config the workspace's would narrow (the user's, or `--config`'s). */
@@ -61,6 +62,13 @@ const atLeastAsStrict = (order: ReadonlyArray<string>, userValue: (user: AgentCo
   const userRank = order.indexOf(typeof user === "string" ? user : fallback)
   return rank !== -1 && rank >= userRank ? { kept: value, ignored: [] } : { kept: undefined, ignored: [`${path}=${JSON.stringify(value)}`] }
 }
+
+/** A limit: the workspace's number is kept when it is at most the user's (or the default). */
+const noMoreThan = (userValue: (user: AgentConfig.AgentConfig) => number | undefined, fallback: number): Classifier =>
+(value, path, ctx) =>
+  typeof value === "number" && value <= (userValue(ctx.user) ?? fallback)
+    ? { kept: value, ignored: [] }
+    : { kept: undefined, ignored: [`${path}=${JSON.stringify(value)}`] }
 
 /** Paths kept only when they stay inside the workspace. */
 const insideOnly: Classifier = (value, path, ctx) => {
@@ -154,7 +162,9 @@ export const TABLE: Readonly<Record<string, Classifier>> = {
     mode: atLeastAsStrict(["off", "auto", "required"], (u) => u.sandbox?.mode, "auto"),
     network: atLeastAsStrict(["allow", "proxy", "deny"], (u) => u.sandbox?.network, DEFAULT_NETWORK),
     // More read-only paths only narrow what a command may write.
-    protectedPaths: keep
+    protectedPaths: keep,
+    maxProcesses: noMoreThan((u) => u.sandbox?.maxProcesses, SandboxLimits.DEFAULT_MAX_PROCESSES),
+    tmpMaxBytes: noMoreThan((u) => u.sandbox?.tmpMaxBytes, SandboxLimits.DEFAULT_TMP_MAX_BYTES)
   }),
   apply_patch: keep,
   skills: object({ directories: insideOnly }),

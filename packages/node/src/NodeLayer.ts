@@ -165,6 +165,9 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     network: config.sandbox?.network,
     extraWritable: absolute(config.sandbox?.extraWritable),
     extraReadable: absolute(config.sandbox?.extraReadable),
+    env: config.sandbox?.env,
+    maxProcesses: config.sandbox?.maxProcesses,
+    tmpMaxBytes: config.sandbox?.tmpMaxBytes,
     platform,
     root: cwd
   }

@@ -33,7 +33,7 @@ Usage notes:
 - The command argument is required. Quote paths that contain spaces: cd "path with spaces/file.txt".
 - A command may be at most ${MAX_COMMAND_BYTES} bytes (${MAX_COMMAND_BYTES / 1024} KiB); write a longer script to a file and run that file.
 - You can specify an optional timeout in milliseconds (up to ${v.maxTimeout}ms). If not specified, commands time out after ${v.defaultTimeout}ms. On timeout the whole process tree is terminated and the output produced so far is returned.
-- Commands run non-interactively: stdin is closed, editors and pagers are disabled (GIT_EDITOR, EDITOR and PAGER are set to non-interactive values), and git never prompts for credentials. Pass flags that avoid prompts (e.g. \`git commit -m\`, \`npm init -y\`).
+- Commands run non-interactively: stdin is closed, editors and pagers are disabled (GIT_EDITOR, EDITOR and PAGER are set to non-interactive values), and git never prompts for credentials. Pass flags that avoid prompts (e.g. \`git commit -m\`, \`npm init -y\`). Only a few environment variables are passed on (PATH, HOME, the locale, TERM, TZ, USER and those configured): credentials in the agent's environment (API keys, tokens) are not set.
 - Processes left running in the background when the command finishes are terminated. Do not start long-running servers expecting them to stay up.
 - Write a clear, concise description of what the command does in 5-10 words.
 - If the output exceeds ${v.maxLines} lines or ${v.maxBytes} bytes, the start and the end are returned and the full output is written to a file whose path is given; read or grep that file instead of re-running the command. Do NOT use \`head\`, \`tail\` or similar to limit output.

@@ -221,7 +221,11 @@ describe("bash tool: results", () => {
         sandbox.calls.map((c) => [c.policy.readable, c.policy.writable, c.policy.outside]),
         [[[shared], [], "hidden"], [[], [shared], "hidden"], [[], [], "hidden"]]
       )
-      assert.deepStrictEqual(sandbox.calls[0]!.command, { command: "/bin/bash", args: ["-c", `cat ${shared}/x.txt`] })
+      assert.deepStrictEqual(sandbox.calls[0]!.command, {
+        command: "/bin/bash",
+        args: ["-c", `cat ${shared}/x.txt`],
+        env: Bash.NON_INTERACTIVE_ENV
+      })
       assert.strictEqual(sandbox.calls[0]!.policy.root, root)
     }))
 
@@ -358,7 +362,7 @@ describe("bash tool: what it runs", () => {
     Truncate.layer(),
     Bash.parserLayer,
     Bash.configLayer({ home: base, env: { EXTRA: "1" } }),
-    ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash" }))
+    ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash", GITHUB_TOKEN: "ghp_secret" }))
   ).pipe(
     Layer.provideMerge(SpillStorage.layerMemory()),
     Layer.provideMerge(Layer.mergeAll(
@@ -370,7 +374,7 @@ describe("bash tool: what it runs", () => {
     ))
   )
 
-  it.live("passes the command unchanged to the shell, with the non-interactive environment", () =>
+  it.live("passes the command unchanged to the shell, with the non-interactive environment and no host secret", () =>
     Effect.gen(function*() {
       const { result } = yield* call(args("git log | head -3", { workdir: "sub" }))
       assert.strictEqual(result.output, "fake\n")
@@ -378,7 +382,8 @@ describe("bash tool: what it runs", () => {
       assert.strictEqual(spawned!.command, "git log | head -3")
       assert.strictEqual(spawned!.shell, "/bin/bash")
       assert.strictEqual(spawned!.cwd, join(root, "sub"))
-      assert.deepStrictEqual(spawned!.env, { ...Bash.NON_INTERACTIVE_ENV, EXTRA: "1" })
+      // Without a sandbox too, only allow-listed host variables come in: the token stays out.
+      assert.deepStrictEqual(spawned!.env, { PATH: "/usr/bin:/bin", SHELL: "/bin/bash", ...Bash.NON_INTERACTIVE_ENV, EXTRA: "1" })
     }).pipe(Effect.provide(fake)))
 
   it.live("a command too large or too deeply nested is a tool error, and nothing runs", () =>
@@ -402,6 +407,8 @@ describe("bash tool: what it runs", () => {
       assert.include(tool.description, `All commands run in ${root} by default`)
       assert.include(tool.description, "commands time out after 120000ms")
       assert.include(tool.description, "A command may be at most 131072 bytes (128 KiB)")
+      // True by "passes the command unchanged…" above: the token in the environment is not passed on.
+      assert.include(tool.description, "credentials in the agent's environment (API keys, tokens) are not set")
       assert.isTrue(tool.annotations.destructive)
     }).pipe(Effect.provide(fake)))
 })
