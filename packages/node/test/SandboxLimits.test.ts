@@ -106,12 +106,15 @@ describe.skipIf(!hasBwrap)("Bubblewrap.probe (needs bwrap)", () => {
           `#!/bin/sh\nfor a in "$@"; do [ "$a" = --disable-userns ] && { echo "bwrap: --disable-userns not supported" >&2; exit 1; }; done\nexec bwrap "$@"\n`
         )
         chmodSync(fake, 0o755)
+        // The workspace apart from the stand-in: a bwrap inside the workspace is never run.
+        const ws = join(dir, "ws")
+        mkdirSync(ws)
         const result = yield* Effect.gen(function*() {
           const service = yield* Sandbox.Sandbox
           const status = yield* service.status
           const wrapped = yield* Effect.scoped(service.wrap({ command: "/bin/true", args: [] }, {
-            root: dir,
-            cwd: dir,
+            root: ws,
+            cwd: ws,
             writable: [],
             readable: [],
             outside: "hidden"
