@@ -353,8 +353,8 @@ describe("placeholders", () => {
     assert.strictEqual(
       Replacers.describe(e, "f.ts", file, file),
       'newString line 2 is a placeholder, "// ... rest of code ...", where oldString has 2 real lines: the edit replaces ' +
-        "text literally, so those lines would be deleted from f.ts. Write out the full text in newString (quote only the " +
-        'lines you change in oldString to keep it short); do not abbreviate with comments like "... rest of code ...".'
+        "text literally, so those lines would be deleted from f.ts. Spell those lines out in newString (quote only the " +
+        'lines you change in oldString to keep it short); do not abbreviate with "..." or comments like "... rest of code ...".'
     )
   })
 
@@ -372,6 +372,23 @@ describe("placeholders", () => {
       file.replace("  return", "  // ... then add them\n  return")
     )
     assert.strictEqual(applied("def g():\n    pass\n", "    pass", "    ...").text, "def g():\n    ...\n")
+  })
+
+  it("a bare `...`, `…` or `[...]` line standing for real lines is refused, however indented", () => {
+    for (const dots of ["...", "…", "[...]", "    ...", "(...)"]) {
+      const e = rejected(file, file.trimEnd(), `function f() {\n${dots}\n  return a + b + 1\n}`)
+      assert.deepStrictEqual(e, { _tag: "Placeholder", line: 2, text: dots, replaced: 2 }, dots)
+    }
+    const py = "class A:\n    def f(self):\n        a = 1\n        b = 2\n        return a + b\n"
+    assert.strictEqual(rejected(py, py.trimEnd(), "class A:\n    def f(self):\n        ...\n        return a + b + 1")._tag, "Placeholder")
+  })
+
+  it("a `...` the quote has at the same place, a Python stub body and a spread are written", () => {
+    const stub = "def f():\n    ...\n\ndef g():\n    return 1\n"
+    assert.strictEqual(applied(stub, "def f():\n    ...", "def f(x):\n    ...").text, stub.replace("f()", "f(x)"))
+    assert.strictEqual(applied(stub, "def g():\n    return 1", "def g():\n    return 1\n\ndef h():\n    ...").text, stub + "\ndef h():\n    ...\n")
+    const js = "function f(a) {\n  return g(a)\n}\n"
+    assert.strictEqual(applied(js, "function f(a) {\n  return g(a)", "function f(...args) {\n  return g(\n    ...args\n  )").text.includes("    ...args\n"), true)
   })
 })
 

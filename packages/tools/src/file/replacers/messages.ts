@@ -51,8 +51,8 @@ export const describe = (error: ReplaceError, file: string, content: string, old
     case "Placeholder":
       return `newString line ${error.line} is a placeholder, ${quote(error.text.trim())}, where oldString has ` +
         `${error.replaced} real line${error.replaced === 1 ? "" : "s"}: the edit replaces text literally, so those lines ` +
-        `would be deleted from ${file}. Write out the full text in newString (quote only the lines you change in ` +
-        "oldString to keep it short); do not abbreviate with comments like \"... rest of code ...\"."
+        `would be deleted from ${file}. Spell those lines out in newString (quote only the lines you change in ` +
+        "oldString to keep it short); do not abbreviate with \"...\" or comments like \"... rest of code ...\"."
     case "Ambiguous":
       return `Found ${error.matches.length} matches for oldString in ${file} (${error.strategy} match) at lines ` +
         `${formatRanges(error.matches)}. ` +
