@@ -29,6 +29,7 @@ export interface EditReport {
   readonly reindented: boolean
   readonly unescaped: boolean
   readonly lineNumbersStripped: boolean
+  readonly lineCompleted?: boolean | undefined
 }
 
 export interface EditsResult {
@@ -54,12 +55,12 @@ export const runEdits = Effect.fnUntraced(function*(
       if (bytes !== undefined && edits.length === 1 && first.oldString !== "") {
         const quick = editBytes(shown, bytes, first.oldString, first.newString, first.replaceAll ?? false)
         if (quick !== undefined) {
-          const { strategy, matches, reindented, unescaped, lineNumbersStripped } = quick
+          const { strategy, matches, reindented, unescaped, lineNumbersStripped, lineCompleted } = quick
           return {
             bytes: quick.bytes,
             diff: quick.diff,
             encoding: { encoding: "utf-8", bom: quick.bom },
-            result: [{ strategy, matches, replacements: matches.length, reindented, unescaped, lineNumbersStripped }]
+            result: [{ strategy, matches, replacements: matches.length, reindented, unescaped, lineNumbersStripped, lineCompleted }]
           } satisfies ChangedBytes<Array<EditReport>>
         }
       }
@@ -103,7 +104,8 @@ export const runEdits = Effect.fnUntraced(function*(
           replacements: outcome.matches.length,
           reindented: outcome.reindented,
           unescaped: outcome.unescaped,
-          lineNumbersStripped: outcome.lineNumbersStripped
+          lineNumbersStripped: outcome.lineNumbersStripped,
+          lineCompleted: outcome.lineCompleted
         })
       }
       return { text, span, encoding: { encoding: encoding.encoding, bom: encoding.bom }, result: reports } satisfies Changed<Array<EditReport>>
@@ -158,7 +160,7 @@ export const EditTool = Tool.define(
           ? `Created ${result.shown}.`
           : `Edit applied successfully${
             report.replacements > 1 ? ` (${report.replacements} replacements)` : ""
-          }.${matchedNote(report.strategy, report.matches, report.reindented, report.lineNumbersStripped)}`
+          }.${matchedNote(report.strategy, report.matches, report.reindented, report.lineNumbersStripped, report.lineCompleted)}`
         const errors = yield* diagnosticsAfterChange([result], THIS_FILE)
         return {
           title: result.shown,

@@ -48,7 +48,7 @@ export const MultiEditTool = Tool.define(
         yield* events.publish({ _tag: "FileEdited", path: result.real, tool: "multiedit", sessionID: ctx.sessionID })
         const notes = result.reports.flatMap((r, i) => {
           if (r.strategy === "create") return [`${i + 1}. created the file`]
-          const note = matchedNote(r.strategy, r.matches, r.reindented, r.lineNumbersStripped)
+          const note = matchedNote(r.strategy, r.matches, r.reindented, r.lineNumbersStripped, r.lineCompleted)
           return note === "" ? [] : [`${i + 1}.${note}`]
         })
         const errors = yield* diagnosticsAfterChange([result], THIS_FILE)

@@ -251,8 +251,8 @@ describe("edit: placeholders", () => {
       assert.strictEqual(
         error,
         'newString line 2 is a placeholder, "// ... existing code ...", where oldString has 1 real line: the edit replaces ' +
-          "text literally, so those lines would be deleted from f.ts. Write out the full text in newString (quote only the " +
-          'lines you change in oldString to keep it short); do not abbreviate with comments like "... rest of code ...".'
+          "text literally, so those lines would be deleted from f.ts. Spell those lines out in newString (quote only the " +
+          'lines you change in oldString to keep it short); do not abbreviate with "..." or comments like "... rest of code ...".'
       )
       assert.strictEqual(yield* readText("/ws/f.ts"), "function f() {\n  const a = 1\n  return a\n}\n")
     }).pipe(Effect.provide(memory(ws, { "/ws/f.ts": "function f() {\n  const a = 1\n  return a\n}\n" }))))

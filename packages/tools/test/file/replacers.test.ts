@@ -421,3 +421,43 @@ describe("quotes that differ, and where added lines go", () => {
     assert.strictEqual(applied(file, "  one: 1\nnext:", "  # about one\n  one: 2\nnext:").text, "  # about one\n  one: 2\n\nnext:\n")
   })
 })
+
+describe("an oldString that stops inside a line", () => {
+  const file = "a()\nx = f();\nb()\n"
+
+  it("with newString's last line the whole line, replaces the line to its end instead of keeping its tail twice", () => {
+    const { text, plan: p } = applied(file, "a()\nx", "a(1)\nx = f();")
+    assert.strictEqual(text, "a(1)\nx = f();\nb()\n")
+    assert.strictEqual(p.lineCompleted, true)
+    // An edited version of the line whose tail is the rest of the file's line.
+    assert.strictEqual(applied(file, "x = f(", "x = g(1).f();").text, "a()\nx = g(1).f();\nb()\n")
+    assert.strictEqual(applied("return x;\n", "return x", "return y;").text, "return y;\n")
+  })
+
+  it("a prefix edited on its own is not extended", () => {
+    assert.strictEqual(applied(file, "x = f", "y = f").text, "a()\ny = f();\nb()\n")
+    // newString adds a call: its brackets nest unlike the file's line, so the `)` is not the line's tail.
+    assert.strictEqual(applied("f(g(x))\n", "f(g(x)", "f(g(h(x))").text, "f(g(h(x)))\n")
+    assert.strictEqual(applied(file, "x = f();", "x = f(); // done").plan.lineCompleted, undefined)
+  })
+})
+
+describe("typographic quotes", () => {
+  it("curly quotes in oldString match the file's straight ones; the file keeps its quotes where newString repeats them", () => {
+    const file = `const a = "hello";\nconst b = 'it's';\nlog("done")\n`
+    const { text, plan: p } = applied(file, "const a = “hello”;\nconst b = ‘it’s’;", "const a = “hello, world”;\nconst b = ‘it’s’;")
+    assert.strictEqual(p.strategy, "quote-normalized")
+    assert.strictEqual(text, `const a = "hello, world";\nconst b = 'it's';\nlog("done")\n`)
+  })
+
+  it("the reverse: straight quotes in oldString match curly ones in the file, which stay curly", () => {
+    const file = "title = “Café”\nsub = ‘menu’\n"
+    const { text } = applied(file, 'title = "Café"\nsub = \'menu\'', 'title = "Café Noir"\nsub = \'menu\'')
+    assert.strictEqual(text, "title = “Café Noir”\nsub = ‘menu’\n")
+  })
+
+  it("a quote newString changes comes from newString; two folded matches are ambiguous", () => {
+    assert.strictEqual(applied('say("hi")\n', "say(“hi”)", "say('hi')").text, "say('hi')\n")
+    assert.strictEqual(rejected('a = "x"\nb = "x"\n', "= “x”", "= “y”")._tag, "Ambiguous")
+  })
+})

@@ -90,10 +90,14 @@ export const matchedNote = (
   strategy: string,
   matches: ReadonlyArray<LineRange>,
   reindented: boolean,
-  lineNumbersStripped = false
+  lineNumbersStripped = false,
+  lineCompleted = false
 ): string => {
   const notes = [
     ...(reindented ? ["added lines re-indented to the file's indentation"] : []),
+    ...(lineCompleted
+      ? ["oldString stopped inside a line and newString's last line ends like it, so the whole line was replaced"]
+      : []),
     ...(lineNumbersStripped ? ["the `N: ` line numbers of the read output were removed from your strings"] : [])
   ]
   if ((strategy === "exact" || strategy === "multi-occurrence") && notes.length === 0) return ""
