@@ -57,8 +57,14 @@ const lookUp = Effect.fnUntraced(function*(tool: string, real: string, shown: st
 const EDIT_ROOM = 16 * 1024
 
 /** Reads the file at `real` (stat'ed as `entry`) as editable text, or fails saying what to do instead. */
-const readText = Effect.fnUntraced(function*(tool: string, real: string, shown: string, entry: Extract<Entry, { _tag: "File" }>) {
-  if (entry.size > MAX_EDIT_BYTES) {
+const readText = Effect.fnUntraced(function*(
+  tool: string,
+  real: string,
+  shown: string,
+  entry: Extract<Entry, { _tag: "File" }>,
+  anySize: boolean
+) {
+  if (entry.size > MAX_EDIT_BYTES && !anySize) {
     return yield* fail(
       tool,
       `File ${shown} is too large to edit (${entry.size} bytes; the limit is ${MB(MAX_EDIT_BYTES)}). ` +
@@ -130,13 +136,15 @@ export interface Committed<A> {
  * session read the file and it has not changed since); `change` on the bytes, or on the decoded
  * text (decoded only when it asks), its new text then encoded like the file; one diff of the
  * changed region (for the result); one atomic write (temp file + rename); and FileTime's record
- * of the write.
+ * of the write. `anySize`: the change replaces the whole file, so a file over the edit limit is
+ * read too (for the freshness check and its encoding) and its diff summarised.
  */
 export const transaction = <A, R>(
   tool: string,
   ctx: Tool.Context,
   call: Call,
-  change: (current: Current) => Effect.Effect<Changed<A> | ChangedBytes<A>, Tool.ToolError, R>
+  change: (current: Current) => Effect.Effect<Changed<A> | ChangedBytes<A>, Tool.ToolError, R>,
+  options: { readonly anySize?: boolean } = {}
 ): Effect.Effect<Committed<A>, Tool.ExecuteError, R | Services> =>
   Effect.gen(function*() {
     const known = resolvedCalls.get(call)
@@ -156,7 +164,7 @@ export const transaction = <A, R>(
         const entry = yield* lookUp(tool, real, shown)
         let read: { readonly bytes: Uint8Array; readonly decoded: Decoded } | undefined
         if (entry._tag === "File") {
-          const bytes = yield* readText(tool, real, shown, entry).pipe(Scope.provide(reading))
+          const bytes = yield* readText(tool, real, shown, entry, options.anySize === true).pipe(Scope.provide(reading))
           if (!closeAfterRename) yield* Scope.close(reading, Exit.void)
           yield* assertFresh(tool, ctx.sessionID, real, bytes)
           let decoded: Decoded | undefined
