@@ -24,6 +24,7 @@ import { run, type RunResult } from "./runner.ts"
 import { blockedNote, blockedPaths } from "./sandboxBlocked.ts"
 import { sandboxPolicy } from "./sandboxPolicy.ts"
 import { select } from "./shell.ts"
+import { makeShellPatch } from "../patch/shellPatch.ts"
 
 export const parameters = z.object({
   command: z.string().describe("The command to execute"),
@@ -62,6 +63,9 @@ export const BashTool = Tool.define(
     const exists = (p: string) => fs.exists(p).pipe(Effect.orElseSucceed(() => false))
     const shell = yield* Effect.result(select(env, exists, config.shell))
     const limits = truncate.limits({ tool: "bash", toolDefaults: TRUNCATION })
+    // `apply_patch <<'EOF' … EOF` (codex's habit) runs as the apply_patch tool, not as a command.
+    const shellPatch = yield* makeShellPatch
+    const patchOf = (args: Parameters) => shellPatch(args.command, directoryOf(workspace.root, args.workdir))
     const provide = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(
         Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner),
@@ -106,6 +110,8 @@ export const BashTool = Tool.define(
       : Effect.void
 
     const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context) {
+      const patch = patchOf(args)
+      if (patch !== undefined) return yield* patch.execute(ctx)
       if (Result.isFailure(shell)) return yield* fail(shell.failure.message)
       yield* refused
       const { cwd, planned } = yield* prepare(args)
@@ -182,7 +188,8 @@ export const BashTool = Tool.define(
       }),
       parameters,
       execute,
-      requests: (args: Parameters) => Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
+      requests: (args: Parameters, ctx: Tool.Context) =>
+        patchOf(args)?.requests(ctx) ?? Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
       truncation: TRUNCATION,
       annotations: { destructive: true },
       // An abort kills the command and returns what it printed before: the model should see that.
