@@ -7,7 +7,18 @@
 import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
-import { type Call, type Changed, type ChangedBytes, callRequests, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
+import {
+  type Call,
+  type Changed,
+  type ChangedBytes,
+  callRequests,
+  fail,
+  notFoundMessage,
+  REBASED_NOTE,
+  type Services,
+  similarNames,
+  transaction
+} from "./common.ts"
 import { editBytes } from "./editBytes.ts"
 import { EDIT } from "./descriptions.ts"
 import { diagnosticsAfterChange, THIS_FILE } from "./diagnostics.ts"
@@ -36,6 +47,8 @@ export interface EditsResult {
   readonly shown: string
   readonly real: string
   readonly created: boolean
+  /** Made on the file's current content, changed elsewhere since the read (see `transaction`). */
+  readonly rebased: boolean
   readonly reports: ReadonlyArray<EditReport>
   readonly metadata: Tool.Metadata
 }
@@ -109,13 +122,14 @@ export const runEdits = Effect.fnUntraced(function*(
         })
       }
       return { text, span, encoding: { encoding: encoding.encoding, bom: encoding.bom }, result: reports } satisfies Changed<Array<EditReport>>
-    }))
+    }), { rebase: true })
   const reports = done.result
   const last = reports[reports.length - 1]!
   return {
     shown: done.shown,
     real: done.real,
     created: done.created,
+    rebased: done.rebased,
     reports,
     metadata: {
       filepath: done.real,
@@ -126,7 +140,8 @@ export const runEdits = Effect.fnUntraced(function*(
       encoding: encodingLabel(done.encoding),
       strategy: last.strategy,
       matches: last.matches,
-      replacements: last.replacements
+      replacements: last.replacements,
+      ...(done.rebased ? { rebased: true } : {})
     }
   } satisfies EditsResult
 })
@@ -160,7 +175,9 @@ export const EditTool = Tool.define(
           ? `Created ${result.shown}.`
           : `Edit applied successfully${
             report.replacements > 1 ? ` (${report.replacements} replacements)` : ""
-          }.${matchedNote(report.strategy, report.matches, report.reindented, report.lineNumbersStripped, report.lineCompleted)}`
+          }.${matchedNote(report.strategy, report.matches, report.reindented, report.lineNumbersStripped, report.lineCompleted)}${
+            result.rebased ? ` ${REBASED_NOTE}` : ""
+          }`
         const errors = yield* diagnosticsAfterChange([result], THIS_FILE)
         return {
           title: result.shown,

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import type { Services } from "./common.ts"
-import { callRequests, fail } from "./common.ts"
+import { callRequests, fail, REBASED_NOTE } from "./common.ts"
 import { MULTIEDIT } from "./descriptions.ts"
 import { diagnosticsAfterChange, THIS_FILE } from "./diagnostics.ts"
 import { runEdits } from "./edit.ts"
@@ -54,7 +54,8 @@ export const MultiEditTool = Tool.define(
         const errors = yield* diagnosticsAfterChange([result], THIS_FILE)
         return {
           title: result.shown,
-          output: `Applied ${n} edit${n === 1 ? "" : "s"} to ${result.shown}.` + (notes.length > 0 ? `\n${notes.join("\n")}` : "") + errors,
+          output: `Applied ${n} edit${n === 1 ? "" : "s"} to ${result.shown}.` + (result.rebased ? ` ${REBASED_NOTE}` : "") +
+            (notes.length > 0 ? `\n${notes.join("\n")}` : "") + errors,
           metadata: {
             ...result.metadata,
             results: result.reports.map((r) => ({
