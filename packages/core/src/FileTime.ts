@@ -25,6 +25,7 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 
 export interface Stamp {
@@ -216,9 +217,23 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
   // stat before reading: a write landing between the two shows up as a hash change later.
   const stamp = Effect.fnUntraced(function*(key: string, content: Uint8Array | undefined) {
     const mtime = yield* mtimeOf(key)
-    const bytes = content ?? (yield* fs.readFile(key))
     const readAt = yield* Clock.currentTimeMillis
-    return { readAt, hash: hash(bytes), size: bytes.length, mtime, lines: countLines(bytes) } satisfies Stamp
+    if (content !== undefined) return { readAt, hash: hash(content), size: content.length, mtime, lines: countLines(content) } satisfies Stamp
+    // Read here: streamed through the hash, so a file of any size costs a chunk of memory.
+    const folded = yield* fs.stream(key).pipe(
+      Stream.runFold(
+        () => ({ digest: createHash("sha256"), size: 0, newlines: 0, last: -1 }),
+        (acc, chunk: Uint8Array) => {
+          acc.digest.update(chunk)
+          acc.size += chunk.length
+          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) acc.newlines++
+          if (chunk.length > 0) acc.last = chunk[chunk.length - 1]!
+          return acc
+        }
+      )
+    )
+    const lines = folded.size > 0 && folded.last !== 10 ? folded.newlines + 1 : folded.newlines
+    return { readAt, hash: folded.digest.digest("hex"), size: folded.size, mtime, lines } satisfies Stamp
   })
 
   // A written record's bytes are let go: once, and handed back to the writer.
