@@ -32,6 +32,8 @@ export const recognise = (command: string): ShellPatch | undefined => {
   const body = m[4]!
   const lines = body.split("\n").map((l) => l.trim())
   if (lines[0] !== "*** Begin Patch" || lines.findLast((l) => l.length > 0) !== "*** End Patch") return undefined
+  // `cd ~/x` and `cd -` name directories only the shell knows.
+  if (m[1] !== undefined && /^[~-]/.test(m[1])) return undefined
   return { patchText: body, cd: m[1] }
 }
 

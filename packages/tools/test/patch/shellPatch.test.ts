@@ -43,6 +43,7 @@ describe("recognise", () => {
         `apply_patch <<'EOF'\n${PATCH}\nEND`,
         `apply_patch <<'EOF'\nhello\nEOF`,
         `cd $(evil) && apply_patch <<'EOF'\n${PATCH}\nEOF`,
+        `cd ~/src && apply_patch <<'EOF'\n${PATCH}\nEOF`,
         `apply_patch "${PATCH}"`,
         `cat <<'EOF'\n${PATCH}\nEOF`
       ]
