@@ -18,13 +18,13 @@ import { BashAnalyzer } from "./analyzer.ts"
 import { BashConfig, environment, NON_INTERACTIVE_ENV } from "./config.ts"
 import { describe } from "./description.ts"
 import { directoryOf } from "./explain.ts"
+import { makeShellPatch } from "../patch/shellPatch.ts"
 import { BashParser } from "./parser.ts"
 import { plan } from "./permissions.ts"
 import { run, type RunResult } from "./runner.ts"
 import { blockedNote, blockedPaths } from "./sandboxBlocked.ts"
 import { sandboxPolicy } from "./sandboxPolicy.ts"
 import { select } from "./shell.ts"
-import { makeShellPatch } from "../patch/shellPatch.ts"
 
 export const parameters = z.object({
   command: z.string().describe("The command to execute"),
@@ -63,9 +63,6 @@ export const BashTool = Tool.define(
     const exists = (p: string) => fs.exists(p).pipe(Effect.orElseSucceed(() => false))
     const shell = yield* Effect.result(select(env, exists, config.shell))
     const limits = truncate.limits({ tool: "bash", toolDefaults: TRUNCATION })
-    // `apply_patch <<'EOF' … EOF` (codex's habit) runs as the apply_patch tool, not as a command.
-    const shellPatch = yield* makeShellPatch
-    const patchOf = (args: Parameters) => shellPatch(args.command, directoryOf(workspace.root, args.workdir))
     const provide = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(
         Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner),
@@ -101,6 +98,10 @@ export const BashTool = Tool.define(
         : Effect.tap(analysePlan(args), (plan) =>
           Effect.sync(() => prepared.set(args, { command: args.command, workdir: args.workdir, plan })))
     }
+
+    // `apply_patch <<'EOF' … EOF` (codex's habit) runs as the apply_patch tool, not as a command.
+    const shellPatch = yield* makeShellPatch
+    const patchOf = (args: Parameters) => shellPatch(args.command, directoryOf(workspace.root, args.workdir))
 
     // Asked when the tool is built (first listed or called): the description says whether commands are confined.
     const status = yield* sandbox.status
