@@ -185,6 +185,23 @@ describe("edit: errors write nothing", () => {
     }).pipe(Effect.provide(memory(ws, { directories: ["/ws"] }))))
 })
 
+describe("edit: what the result says about a loose match", () => {
+  it.effect("typographic quotes and a cut-off last line are named like the other fuzzy matches", () =>
+    Effect.gen(function*() {
+      yield* call("read", { filePath: "a.ts" })
+      const quotes = yield* call("edit", { filePath: "a.ts", oldString: "greet(“hi”)", newString: "greet(“hello”)" })
+      assert.strictEqual(quotes.output, "Edit applied successfully. (quote-normalized match at line 1)")
+      assert.strictEqual(quotes.metadata.strategy, "quote-normalized")
+      const cut = yield* call("edit", { filePath: "a.ts", oldString: "x = f", newString: "x = g();" })
+      assert.strictEqual(
+        cut.output,
+        "Edit applied successfully. (exact match at line 2; oldString stopped inside a line and newString's last line ends " +
+          "like it, so the whole line was replaced)"
+      )
+      assert.strictEqual(yield* readText("/ws/a.ts"), 'greet("hello")\nx = g();\n')
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.ts": 'greet("hi")\nx = f();\n' }))))
+})
+
 describe("edit: result and permission", () => {
   it.effect("names the strategy and matched lines; one edit ask for the file, the diff in the result", () =>
     Effect.gen(function*() {
