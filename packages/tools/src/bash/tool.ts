@@ -19,6 +19,7 @@ import { BashAnalyzer } from "./analyzer.ts"
 import { BashConfig, environment, NON_INTERACTIVE_ENV } from "./config.ts"
 import { describe } from "./description.ts"
 import { directoryOf } from "./explain.ts"
+import { makeShellPatch } from "../patch/shellPatch.ts"
 import { BashParser } from "./parser.ts"
 import { plan } from "./permissions.ts"
 import { run, type RunResult } from "./runner.ts"
@@ -100,6 +101,10 @@ export const BashTool = Tool.define(
           Effect.sync(() => prepared.set(args, { command: args.command, workdir: args.workdir, plan })))
     }
 
+    // `apply_patch <<'EOF' … EOF` (codex's habit) runs as the apply_patch tool, not as a command.
+    const shellPatch = yield* makeShellPatch
+    const patchOf = (args: Parameters) => shellPatch(args.command, directoryOf(workspace.root, args.workdir))
+
     // Asked when the tool is built (first listed or called): the description says whether commands are confined.
     const status = yield* sandbox.status
     // The shell runs on the host when nothing confines it: never one the workspace or a sandboxed
@@ -123,6 +128,8 @@ export const BashTool = Tool.define(
       : Effect.void
 
     const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context) {
+      const patch = patchOf(args)
+      if (patch !== undefined) return yield* patch.execute(ctx)
       if (Result.isFailure(shell)) return yield* fail(shell.failure.message)
       yield* refused
       yield* checkShell(shell.success.path)
@@ -203,7 +210,8 @@ export const BashTool = Tool.define(
       }),
       parameters,
       execute,
-      requests: (args: Parameters) => Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
+      requests: (args: Parameters, ctx: Tool.Context) =>
+        patchOf(args)?.requests(ctx) ?? Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
       truncation: TRUNCATION,
       annotations: { destructive: true },
       // An abort kills the command and returns what it printed before: the model should see that.
