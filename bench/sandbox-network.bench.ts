@@ -2,9 +2,11 @@
  * What the sandbox's network proxy costs, interleaved in one process so every mode sees the same
  * load (the ratios are the figures to compare):
  *
- * - sandbox start: `echo hi` through the whole bash tool with `sandbox.network` `proxy` (a network
- *   namespace, the proxy's socket and the bridge started and waited for), `allow` (the host's
- *   network, no bridge) and `deny` (a network namespace only);
+ * - sandbox start: `echo hi` through the whole bash tool with `sandbox.network` `proxy`, `allow`
+ *   (the host's network, no bridge) and `deny` (a network namespace only). Under `proxy`, a call of
+ *   local programs only (`echo`) skips the bridge; `sh -c true` is a program that might use the
+ *   network, so under `proxy` it gets the proxy's socket and the bridge, started and waited for —
+ *   measured against the same command under `allow`;
  * - an HTTP fetch from inside the sandbox to a server on this machine: through the proxy (the host
  *   allowed by a rule naming it) against direct (`allow`). One Node client per call makes
  *   `FETCHES` sequential requests, each on a new connection, and reports their time itself, so
@@ -98,14 +100,16 @@ const program = (port: number) =>
     const rows: Array<{ readonly start: Record<string, number>; readonly proxied: number; readonly direct: number; readonly load: string }> = []
     for (let r = 0; r < rounds; r++) {
       const probe = loadProbe()
-      const times: Record<string, Array<number>> = { proxy: [], allow: [], deny: [] }
+      const times: Record<string, Array<number>> = { proxy: [], allow: [], deny: [], bridge: [], shAllow: [] }
       for (let i = 0; i < CALLS; i++) {
         for (const network of MODES) times[network]!.push((yield* call(network, "echo hi")).ms)
+        times.bridge!.push((yield* call("proxy", "sh -c true")).ms)
+        times.shAllow!.push((yield* call("allow", "sh -c true")).ms)
       }
       const proxied = Number((yield* call("proxy", fetch)).output)
       const direct = Number((yield* call("allow", fetch)).output)
       rows.push({
-        start: Object.fromEntries(MODES.map((m) => [m, median(times[m]!)])),
+        start: Object.fromEntries([...MODES, "bridge", "shAllow"].map((m) => [m, median(times[m]!)])),
         proxied,
         direct,
         load: loadText(probe, probe.othersShare())
@@ -122,21 +126,21 @@ const main = async () => {
     const { rows, backend } = await Effect.runPromise(program(port).pipe(Effect.provide(services)))
     console.log(`${machine()}; ${backend}; ${rounds} rounds; per round the median of ${CALLS} interleaved calls per mode, ` +
       `and one call of ${FETCHES} sequential fetches per path\n`)
-    console.log("| round | load | `echo hi` proxy ms | allow ms | deny ms | proxy / allow | proxy / deny | fetch ×" +
-      `${FETCHES} proxied ms | direct ms | proxied / direct |`)
-    console.log("|---|---|---|---|---|---|---|---|---|---|")
+    console.log("| round | load | `echo hi` proxy ms | allow ms | deny ms | proxy / allow | `sh -c true` proxy (bridge) ms | allow ms | " +
+      `bridge / allow | fetch ×${FETCHES} proxied ms | direct ms | proxied / direct |`)
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|---|")
     const line = (name: string, load: string, s: Record<string, number>, proxied: number, direct: number) =>
       console.log(
         `| ${name} | ${load} | ${fmt(s.proxy!)} | ${fmt(s.allow!)} | ${fmt(s.deny!)} | ${fmt(s.proxy! / s.allow!)}× | ${
-          fmt(s.proxy! / s.deny!)
-        }× | ${fmt(proxied)} | ${fmt(direct)} | ${fmt(proxied / direct)}× |`
+          fmt(s.bridge!)
+        } | ${fmt(s.shAllow!)} | ${fmt(s.bridge! / s.shAllow!)}× | ${fmt(proxied)} | ${fmt(direct)} | ${fmt(proxied / direct)}× |`
       )
     rows.forEach((r, i) => line(String(i + 1), r.load, r.start, r.proxied, r.direct))
     const med = (f: (r: typeof rows[number]) => number) => median(rows.map(f))
     line(
       "**median**",
       "",
-      { proxy: med((r) => r.start.proxy!), allow: med((r) => r.start.allow!), deny: med((r) => r.start.deny!) },
+      Object.fromEntries(["proxy", "allow", "deny", "bridge", "shAllow"].map((m) => [m, med((r) => r.start[m]!)])),
       med((r) => r.proxied),
       med((r) => r.direct)
     )

@@ -25,6 +25,7 @@ import { plan } from "./permissions.ts"
 import { run, type RunResult } from "./runner.ts"
 import { blockedNote, blockedPaths } from "./sandboxBlocked.ts"
 import { networkAccess } from "./networkAccess.ts"
+import { runsOffline } from "./offline.ts"
 import { sandboxPolicy } from "./sandboxPolicy.ts"
 import { select, ShellNotFoundError } from "./shell.ts"
 
@@ -137,8 +138,14 @@ export const BashTool = Tool.define(
       yield* ctx.askAll(planned.requests)
       // After the asks: every outside path of the plan is approved for this call.
       const plannedPolicy = yield* provide(sandboxPolicy(planned, { root: workspace.root, cwd, sessionID: ctx.sessionID }))
-      // Hosts reached through the sandbox's proxy are asked for while the command runs.
-      const policy = { ...plannedPolicy, authorize: networkAccess({ permission, ctx }) }
+      // Hosts reached through the sandbox's proxy are asked for while the command runs; a call of
+      // local programs only (`ls`, `grep`, `git status`) gets its own network without the proxy.
+      const offline = status.sandboxed && status.network === "proxy" && runsOffline(planned.analysis)
+      const policy: Sandbox.Policy = {
+        ...plannedPolicy,
+        authorize: networkAccess({ permission, ctx }),
+        ...(offline ? { network: "deny" as const } : {})
+      }
 
       const requested = args.timeout ?? config.defaultTimeout
       const timeout = Math.min(requested, config.maxTimeout)

@@ -240,6 +240,22 @@ describe("bash tool: results", () => {
       assert.strictEqual(result.metadata.sandboxReason, "the sandbox did not wrap this command")
     }))
 
+  live("under the network proxy, a call of local programs only gets its own network without the proxy", {}, () =>
+    Effect.gen(function*() {
+      const sandbox = RecordingSandbox.make({ sandboxed: true, backend: "recording sandbox", network: "proxy", readable: [], writable: [] })
+      for (const command of ["ls", "echo hi | grep h && git status", "git fetch", "curl -s https://example.com", "ls; npm test"]) {
+        yield* call(args(command)).pipe(Effect.provide(sandbox.layer), Effect.ignore)
+      }
+      assert.deepStrictEqual(sandbox.calls.map((c) => c.policy.network), ["deny", "deny", undefined, undefined, undefined])
+    }))
+
+  live("under the host network, local programs keep it", {}, () =>
+    Effect.gen(function*() {
+      const sandbox = RecordingSandbox.make()
+      yield* call(args("ls")).pipe(Effect.provide(sandbox.layer))
+      assert.strictEqual(sandbox.calls[0]!.policy.network, undefined)
+    }))
+
   live("external_directory allowing every path: the sandbox hides nothing", {}, () =>
     Effect.gen(function*() {
       const sandbox = RecordingSandbox.make()
