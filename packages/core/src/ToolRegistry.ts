@@ -248,12 +248,25 @@ export const make = Effect.fnUntraced(function*<R>(
     const task = tools.get("task")
     return !cached.task || task === undefined
       ? Effect.succeed(cached)
-      : Effect.flatMap(task, (t) => Effect.map(t.unavailable, (why) => why === undefined ? cached : { ...cached, task: false }))
+      : Effect.flatMap(task, (t) =>
+        Effect.map(t.unavailable, (why) =>
+          why !== undefined || t.subagents?.length === 0
+            ? { ...cached, task: false }
+            : t.subagents === undefined
+            ? cached
+            : { ...cached, agents: t.subagents }))
   }
+
+  /**
+   * The context a tool runs with: the hint for its own truncation (bash cuts its output itself)
+   * is the one the registry would use, so it names only the tools and agents the caller has.
+   */
+  const hinted = (ctx: Tool.Context, hint: Truncate.HintContext): Tool.Context =>
+    ctx.truncation?.hint !== undefined ? ctx : { ...ctx, truncation: { ...ctx.truncation, hint } }
 
   const skip = new Set(options.truncation?.skip ?? [])
   const shouldTruncate = options.truncation?.shouldTruncate
-  const bound = (tool: Tool.Built, result: Tool.Result, ctx: Tool.Context): Effect.Effect<Tool.Result> => {
+  const bound = (tool: Tool.Built, result: Tool.Result, ctx: Tool.Context, hint: Truncate.HintContext): Effect.Effect<Tool.Result> => {
     if (skip.has(tool.id) || (shouldTruncate !== undefined && !shouldTruncate({ tool: tool.id, result }))) {
       return result.metadata.truncated === undefined
         ? events.publish({ _tag: "TruncationSkipped", tool: tool.id, reason: "registry policy" }).pipe(
@@ -261,10 +274,7 @@ export const make = Effect.fnUntraced(function*<R>(
         )
         : Effect.succeed(result)
     }
-    return hintFor(ctx.agent).pipe(
-      Effect.flatMap((hint) => Tool.finalize(tool, result, ctx, hint)),
-      Effect.provideService(Truncate.Truncate, truncate)
-    )
+    return Tool.finalize(tool, result, ctx, hint).pipe(Effect.provideService(Truncate.Truncate, truncate))
   }
 
   // Tools of outside sources (MCP servers), registered and unregistered as the sources load.
@@ -346,10 +356,11 @@ export const make = Effect.fnUntraced(function*<R>(
     })
     const call = Effect.gen(function*() {
       const { valid, granted } = yield* abortable(prepare, tool.id, ctx.abort)
-      const running = tool.run(valid, granted)
+      const hint = yield* hintFor(ctx.agent)
+      const running = tool.run(valid, hinted(granted, hint))
       const raw = yield* tool.ownAbort ? running : abortable(running, tool.id, ctx.abort)
       const result = hooks.length > 0 ? yield* runAfter(hooks, tool.id, ctx, valid, raw) : raw
-      return yield* bound(tool, result, ctx)
+      return yield* bound(tool, result, ctx, hint)
     })
     return yield* call.pipe(
       Effect.onExit((exit) =>

@@ -31,6 +31,8 @@ export interface HintContext {
   readonly task: boolean
   readonly read: boolean
   readonly grep: boolean
+  /** The agent types the task tool offers; the hint names one of these, never another. */
+  readonly agents?: ReadonlyArray<string> | undefined
 }
 
 /** The built-in strategies, by the name the configuration uses. */

@@ -8,8 +8,9 @@ import { join } from "node:path"
 import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
-import { FakeSpawner, RecordingSandbox } from "@agent-tools/testing"
+import { Events, ModuleLoader, Permission, SpillStorage, SubagentRunner, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { FakeSpawner, RecordingSandbox, ScriptedSubagent } from "@agent-tools/testing"
+import { TaskTool } from "../../src/agent/task.ts"
 import * as Bash from "../../src/bash/index.ts"
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-tool-")))
@@ -270,6 +271,25 @@ describe("bash tool: results", () => {
         ["edit", [`../spill/${path.slice(spillDir.length + 1)}`]],
         ["bash", ["echo x"]]
       ])
+    }))
+
+  live("the truncation hint suggests the task tool when it can run, naming only an agent it offers", {}, () =>
+    Effect.gen(function*() {
+      const hintOf = (runner: Layer.Layer<SubagentRunner.SubagentRunner>) =>
+        Effect.gen(function*() {
+          const tools: ReadonlyArray<Tool.Definition<string, any, any>> = [Bash.BashTool, TaskTool]
+          const registry = yield* ToolRegistry.make(tools)
+          const result = yield* registry.execute("bash", args("seq 1 200000"), yield* Tool.makeContext({ sessionID: "s" }))
+          assert.isTrue(result.metadata.truncated)
+          return result.output
+        }).pipe(Effect.provide(runner))
+      const general = yield* hintOf(ScriptedSubagent.layer({ agents: [{ name: "general", description: "d" }], script: [] }))
+      assert.include(general, "Use the Task tool to have the general agent process this file")
+      assert.notInclude(general, "explore")
+      const unavailable = yield* hintOf(SubagentRunner.layerNone)
+      assert.notInclude(unavailable, "Task")
+      // Nor tools the caller lacks: this registry has no read or grep.
+      assert.include(unavailable, "It cannot be retrieved with the tools available to you")
     }))
 
   live("runs in workdir; a missing workdir is an error naming it", {}, () =>
