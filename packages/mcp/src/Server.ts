@@ -149,6 +149,10 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
   const requestOf = (callID: string) => calls.get(callID) ?? calls.get(callID.split("/")[0]!)
   let callCounter = 0
   const warned = new Set<string>()
+  // The names of the last listing: a call maps its name back to an id with them instead of listing
+  // again, which would wait for every upstream MCP server still starting (up to its start-up
+  // timeout) before calling a tool that is already there.
+  let listedNames: ToolNames.Names | undefined
 
   const listed = Effect.fn("McpServer.listed")(function*() {
     const registry = yield* ToolRegistry.ToolRegistry
@@ -164,6 +168,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
         yield* Effect.logWarning(entry)
       }
     }
+    listedNames = names
     return { entries, names }
   })
 
@@ -192,8 +197,9 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
   }
 
   const callTool = Effect.fn("McpServer.callTool")(function*(params: CallToolRequest["params"], extra: Extra) {
-    const { names } = yield* listed()
-    const id = names.toId.get(params.name) ?? params.name
+    // A name the client did not get from a listing is taken as an id (the registry resolves it,
+    // starting only the MCP server that claims it).
+    const id = listedNames?.toId.get(params.name) ?? params.name
     const callID = `mcp_${callCounter++}`
     yield* Effect.annotateCurrentSpan({ "tool.name": id, "tool.call_id": callID, "mcp.request_id": String(extra.requestId) })
     calls.set(callID, extra.requestId)
