@@ -10,8 +10,10 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Events from "./Events.ts"
 import type * as Hooks from "./Hooks.ts"
 import { runAfter, runBefore } from "./Hooks.ts"
@@ -97,6 +99,8 @@ export class ToolRegistry extends Context.Service<ToolRegistry, {
    * claims); removed with its tools when the scope closes.
    */
   readonly addSource: (source: ToolSource) => Effect.Effect<void, never, Scope.Scope>
+  /** Emits when a source's tools changed on their own (an MCP server's list_changed), once reloaded. */
+  readonly changes: Stream.Stream<void>
   /** The tools offered to one agent on one model (every source loaded first). */
   readonly tools: (query?: ToolsQuery) => Effect.Effect<ReadonlyArray<Tool.Built>>
   /**
@@ -279,6 +283,7 @@ export const make = Effect.fnUntraced(function*<R>(
 
   // Tools of outside sources (MCP servers), registered and unregistered as the sources load.
   const sources = ToolSources.make(tools, () => hints.clear())
+  const changed = yield* PubSub.unbounded<void>()
   // Models often capitalise tool names: accept a case-insensitive match.
   const findId = (id: string) => tools.has(id) ? id : [...tools.keys()].find((k) => k.toLowerCase() === id.toLowerCase())
   // An id no tool has yet may belong to a source that has not loaded.
@@ -384,7 +389,15 @@ export const make = Effect.fnUntraced(function*<R>(
         tools.has(id) || !sources.claimed(id) ? Effect.void : sources.load(id),
         () => Effect.map(builtOf(id), Option.fromUndefinedOr)
       ),
-    addSource: sources.add,
+    addSource: (source) =>
+      Effect.gen(function*() {
+        yield* sources.add(source)
+        if (source.changes === undefined) return
+        yield* Effect.forkScoped(
+          Stream.runForEach(source.changes, () => Effect.andThen(sources.reload(source), PubSub.publish(changed, undefined)))
+        )
+      }),
+    changes: Stream.fromPubSub(changed),
     tools: Effect.fn("ToolRegistry.tools")(function*(query?: ToolsQuery) {
       yield* sources.loadAll
       return yield* available(query)

@@ -79,6 +79,8 @@ export const make = (tools: Map<string, Effect.Effect<Tool.Built>>, changed: () 
     claimed: (id: string) => entries.some((e) => e.source.claims(id)),
     /** Loads the sources that claim `id`; returns the failures. */
     load: (id: string) => Effect.suspend(() => loadEntries(entries.filter((e) => e.source.claims(id)))),
+    /** Loads one source again. */
+    reload: (source: ToolSource) => Effect.suspend(() => Effect.asVoid(loadEntries(entries.filter((e) => e.source === source)))),
     /** Loads every source. */
     loadAll: Effect.suspend(() => entries.length === 0 ? Effect.void : Effect.asVoid(loadEntries([...entries])))
   }

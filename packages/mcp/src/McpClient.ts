@@ -9,7 +9,7 @@
  */
 import * as Effect from "effect/Effect"
 import { Tool, ToolNames } from "@agent-tools/core"
-import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Progress, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import * as z from "zod"
 import type { Connection } from "./client/Connection.ts"
 
@@ -60,7 +60,14 @@ export const definitionFor = (connection: Connection, remote: McpTool, id: strin
     requests: () => Effect.succeed(requests),
     execute: (args, ctx) =>
       Effect.gen(function*() {
-        const result = yield* connection.call(remote.name, args, ctx.abort).pipe(
+        // The server's progress reports become the call's own (an MCP caller gets them as progress).
+        const report = Effect.runForkWith(yield* Effect.context<never>())
+        const onProgress = (p: Progress) =>
+          void report(ctx.metadata({
+            title: p.message ?? `${remote.name}: ${p.progress}${p.total === undefined ? "" : `/${p.total}`}`,
+            metadata: { progress: p.progress, total: p.total }
+          }))
+        const result = yield* connection.call(remote.name, args, ctx.abort, onProgress).pipe(
           Effect.mapError((e) => new Tool.ToolError({ tool: id, message: e.message }))
         )
         const mapped = toResult(remote.name, result)

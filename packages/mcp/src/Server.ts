@@ -24,6 +24,7 @@ import * as Logger from "effect/Logger"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
@@ -140,7 +141,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
 
   const server = new Server(
     { name: options.name ?? "agent-tools", version: options.version ?? "0.1.0" },
-    { capabilities: { tools: { listChanged: false } } }
+    { capabilities: { tools: { listChanged: true } } }
   )
 
   // callID → the MCP request it serves, so an elicitation is sent as part of that request.
@@ -255,6 +256,10 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
           new Responder.ElicitationError({ message: cause instanceof Error ? cause.message : String(cause), cause })
       })
   }
+  // An upstream MCP server's tools changed: our list changed too.
+  yield* Effect.forkScoped(withServices(Effect.flatMap(ToolRegistry.ToolRegistry, (registry) =>
+    Stream.runForEach(registry.changes, () =>
+      Effect.tryPromise(() => server.sendToolListChanged()).pipe(Effect.ignore)))))
   // Answers permission asks once the services are there (none can be asked before).
   yield* Effect.forkScoped(withServices(Responder.run({ sessionID, elicitor, yes: options.yes ?? false, interval: options.pollInterval })))
   return server

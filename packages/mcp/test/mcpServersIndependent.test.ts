@@ -1,27 +1,35 @@
 /**
- * Upstream MCP servers start independently behind `agent-tools mcp`: a call to one server's tool
- * does not wait for another server that is still starting (one that never answers, with a start-up
- * timeout far longer than this test may run).
+ * Upstream MCP servers behind `agent-tools mcp` (served in process to an SDK client): a call to one
+ * server's tool does not wait for another server that is still starting (one that never answers,
+ * with a start-up timeout far longer than this test may run); an upstream's progress reaches our
+ * caller as progress, and its tools/list_changed becomes ours.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
-import { Effect } from "effect"
+import { Deferred, Effect } from "effect"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { McpServer } from "@agent-tools/mcp"
 import { NODE } from "./harness.ts"
 import { makeDirs, stack, stdioServer } from "./upstream.ts"
 
-describe("upstream MCP servers start independently", () => {
+/** Our server on the registry in context, and a connected SDK client. */
+const connected = Effect.gen(function*() {
+  const server = yield* McpServer.make()
+  const [ours, theirs] = InMemoryTransport.createLinkedPair()
+  yield* Effect.promise(() => server.connect(ours))
+  const client = new Client({ name: "test", version: "0" })
+  yield* Effect.acquireRelease(Effect.promise(() => client.connect(theirs)), () => Effect.promise(() => client.close()))
+  return client
+})
+
+describe("upstream MCP servers behind agent-tools mcp", () => {
   it.live("a call to a working server's tool does not wait for a server that never answers", () =>
     Effect.gen(function*() {
       const dirs = yield* makeDirs()
       yield* Effect.gen(function*() {
-        const server = yield* McpServer.make()
-        const [ours, theirs] = InMemoryTransport.createLinkedPair()
-        yield* Effect.promise(() => server.connect(ours))
-        const client = new Client({ name: "test", version: "0" })
-        yield* Effect.acquireRelease(Effect.promise(() => client.connect(theirs)), () => Effect.promise(() => client.close()))
+        const client = yield* connected
         const first = yield* Effect.promise(() => client.callTool({ name: "up_echo", arguments: { text: "one" } }))
         assert.deepStrictEqual(first.content, [{ type: "text", text: "one" }])
         const second = yield* Effect.promise(() => client.callTool({ name: "up_echo", arguments: { text: "two" } }))
@@ -31,5 +39,31 @@ describe("upstream MCP servers start independently", () => {
         // Never answers the handshake; its start-up timeout outlasts the test's.
         hang: { type: "local", command: [NODE, "-e", "setInterval(() => {}, 1000)"], timeout: 600_000 }
       })))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 60_000 })
+
+  it.live("an upstream's progress is forwarded to the call; its list_changed is announced and its new tool served", () =>
+    Effect.gen(function*() {
+      const dirs = yield* makeDirs()
+      yield* Effect.gen(function*() {
+        const client = yield* connected
+        const messages: Array<string | undefined> = []
+        const progress = yield* Effect.promise(() =>
+          client.callTool({ name: "up_progress", arguments: {} }, undefined, { onprogress: (p) => void messages.push(p.message) })
+        )
+        assert.deepStrictEqual(progress.content, [{ type: "text", text: "done" }])
+        assert.deepStrictEqual(messages.filter((m) => m?.startsWith("step")), ["step 1", "step 2"])
+
+        const announced = yield* Deferred.make<void>()
+        client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void Deferred.doneUnsafe(announced, Effect.void))
+        const before = (yield* Effect.promise(() => client.listTools())).tools.map((t) => t.name)
+        assert.include(before, "up_grow")
+        assert.notInclude(before, "up_added")
+        yield* Effect.promise(() => client.callTool({ name: "up_grow", arguments: {} }))
+        yield* Deferred.await(announced)
+        const after = (yield* Effect.promise(() => client.listTools())).tools.map((t) => t.name)
+        assert.include(after, "up_added")
+        const added = yield* Effect.promise(() => client.callTool({ name: "up_added", arguments: {} }))
+        assert.deepStrictEqual(added.content, [{ type: "text", text: "added here" }])
+      }).pipe(Effect.provide(stack(dirs, { up: stdioServer(dirs.log) })))
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 60_000 })
 })
