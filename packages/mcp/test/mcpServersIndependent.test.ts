@@ -2,17 +2,28 @@
  * Upstream MCP servers behind `agent-tools mcp` (served in process to an SDK client): a call to one
  * server's tool does not wait for another server that is still starting (one that never answers,
  * with a start-up timeout far longer than this test may run); an upstream's progress reaches our
- * caller as progress, and its tools/list_changed becomes ours.
+ * caller as progress, and its tools/list_changed becomes ours; an upstream started through a
+ * wrapper leaves no process behind when it is shut down.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
-import { Deferred, Effect } from "effect"
+import { Deferred, Effect, FileSystem, Schedule } from "effect"
+import { ToolRegistry, Tool } from "@agent-tools/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { McpServer } from "@agent-tools/mcp"
-import { NODE } from "./harness.ts"
-import { makeDirs, stack, stdioServer } from "./upstream.ts"
+import { NODE, SOURCE } from "./harness.ts"
+import { makeDirs, stack, stdioServer, UPSTREAM } from "./upstream.ts"
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
 
 /** Our server on the registry in context, and a connected SDK client. */
 const connected = Effect.gen(function*() {
@@ -51,7 +62,7 @@ describe("upstream MCP servers behind agent-tools mcp", () => {
           client.callTool({ name: "up_progress", arguments: {} }, undefined, { onprogress: (p) => void messages.push(p.message) })
         )
         assert.deepStrictEqual(progress.content, [{ type: "text", text: "done" }])
-        assert.deepStrictEqual(messages.filter((m) => m?.startsWith("step")), ["step 1", "step 2"])
+        assert.deepStrictEqual(messages.filter((m) => m?.startsWith("step")), ["step 1", "step 2"], JSON.stringify(messages))
 
         const announced = yield* Deferred.make<void>()
         client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void Deferred.doneUnsafe(announced, Effect.void))
@@ -65,5 +76,36 @@ describe("upstream MCP servers behind agent-tools mcp", () => {
         const added = yield* Effect.promise(() => client.callTool({ name: "up_added", arguments: {} }))
         assert.deepStrictEqual(added.content, [{ type: "text", text: "added here" }])
       }).pipe(Effect.provide(stack(dirs, { up: stdioServer(dirs.log) })))
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 60_000 })
+
+  it.live("an upstream started through a wrapper: closing ends the wrapper's other children too", () =>
+    Effect.gen(function*() {
+      const dirs = yield* makeDirs()
+      const fs = yield* FileSystem.FileSystem
+      const pidFile = `${dirs.log}.sleeper`
+      // Like npx: a wrapper whose child outlives the server's stdin closing.
+      const sleeper = `${NODE} -e 'require("fs").writeFileSync(process.env.SLEEPER_PID, String(process.pid)); setInterval(() => {}, 1000)'`
+      const wrapped = {
+        type: "local" as const,
+        command: ["sh", "-c", `${sleeper} & exec ${NODE} ${SOURCE} ${UPSTREAM} stdio`],
+        environment: { UPSTREAM_LOG: dirs.log, SLEEPER_PID: pidFile }
+      }
+      const pids = yield* Effect.gen(function*() {
+        const registry = yield* ToolRegistry.ToolRegistry
+        const server = Number((yield* registry.execute("up_pid", {}, yield* Tool.makeContext({ sessionID: "s" }))).output)
+        const child = yield* fs.readFileString(pidFile).pipe(
+          Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 200 }),
+          Effect.map(Number)
+        )
+        assert.isTrue(isAlive(child))
+        return { server, child }
+      }).pipe(Effect.provide(stack(dirs, { up: wrapped })), Effect.scoped)
+      // The layer's scope is closed: the server and its wrapper's other child are gone.
+      const gone = (pid: number) =>
+        Effect.suspend(() => isAlive(pid) ? Effect.fail(`process ${pid} is still alive`) : Effect.void).pipe(
+          Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 100 })
+        )
+      yield* gone(pids.server)
+      yield* gone(pids.child)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 60_000 })
 })
