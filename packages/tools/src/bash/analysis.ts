@@ -14,7 +14,7 @@
  * `MAX_COMMAND_BYTES` and nesting past `MAX_NESTING` with a BashAnalysisError.
  */
 import * as Effect from "effect/Effect"
-import type { Node, TreeCursor } from "web-tree-sitter"
+import type { Node, TreeCursor } from "./syntax.ts"
 import { expandBraces, MAX_BRACE_WORDS, wordFromText } from "./braces.ts"
 import { codeVariable, hiddenCode, sedEffects, sedScripts } from "./code.ts"
 import type { SyncParser } from "./parser.ts"
