@@ -5,6 +5,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -84,6 +85,12 @@ export interface ToolsQuery {
   /** Model id: GPT-style models get apply_patch instead of edit/write when both are registered. */
   readonly model?: string | undefined
   readonly agent?: string | undefined
+  /**
+   * How long the listing waits for tool sources still loading (MCP servers starting); those not
+   * loaded by then load in the background and are announced on `changes` when they land. Default:
+   * until every source has loaded or failed.
+   */
+  readonly wait?: Duration.Input | undefined
 }
 
 export class ToolRegistry extends Context.Service<ToolRegistry, {
@@ -99,7 +106,10 @@ export class ToolRegistry extends Context.Service<ToolRegistry, {
    * claims); removed with its tools when the scope closes.
    */
   readonly addSource: (source: ToolSource) => Effect.Effect<void, never, Scope.Scope>
-  /** Emits when a source's tools changed on their own (an MCP server's list_changed), once reloaded. */
+  /**
+   * Emits when the tools of a source changed after a listing: it said so itself (an MCP server's
+   * list_changed) and was reloaded, or it landed after a listing stopped waiting for it.
+   */
   readonly changes: Stream.Stream<void>
   /** The tools offered to one agent on one model (every source loaded first). */
   readonly tools: (query?: ToolsQuery) => Effect.Effect<ReadonlyArray<Tool.Built>>
@@ -282,8 +292,8 @@ export const make = Effect.fnUntraced(function*<R>(
   }
 
   // Tools of outside sources (MCP servers), registered and unregistered as the sources load.
-  const sources = ToolSources.make(tools, () => hints.clear())
   const changed = yield* PubSub.unbounded<void>()
+  const sources = ToolSources.make(tools, () => hints.clear(), () => PubSub.publishUnsafe(changed, undefined))
   // Models often capitalise tool names: accept a case-insensitive match.
   const findId = (id: string) => tools.has(id) ? id : [...tools.keys()].find((k) => k.toLowerCase() === id.toLowerCase())
   // An id no tool has yet may belong to a source that has not loaded.
@@ -399,7 +409,7 @@ export const make = Effect.fnUntraced(function*<R>(
       }),
     changes: Stream.fromPubSub(changed),
     tools: Effect.fn("ToolRegistry.tools")(function*(query?: ToolsQuery) {
-      yield* sources.loadAll
+      yield* query?.wait === undefined ? sources.loadAll : sources.loadAllWithin(query.wait)
       return yield* available(query)
     }),
     execute,

@@ -61,6 +61,13 @@ export interface Options {
   readonly model?: string | undefined
   /** When the client cannot elicit: allow asks once (`--yes`) instead of rejecting them. */
   readonly yes?: boolean | undefined
+  /**
+   * How long `tools/list` waits for upstream MCP servers still starting (default 10 s): those not up
+   * by then are left out of that listing and announced with `notifications/tools/list_changed` once
+   * their tools are there, so one server that never answers holds up no listing for its whole
+   * start-up timeout.
+   */
+  readonly listWait?: Duration.Input | undefined
   /** Heartbeat progress for long calls when the client sent a progress token (default 10 s). */
   readonly progressInterval?: Duration.Input | undefined
   /** How long a permission prompt may stay open before it counts as rejected (default 1 h). */
@@ -134,7 +141,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
     Effect.flatMap(ready, (context) => Effect.provideContext(effect, context))
   const sessionID = options.sessionID ?? newSessionID()
   const agent = options.agent ?? "build"
-  const query: ToolRegistry.ToolsQuery = { agent, model: options.model }
+  const query: ToolRegistry.ToolsQuery = { agent, model: options.model, wait: options.listWait ?? "10 seconds" }
   const heartbeat = Duration.fromInputUnsafe(options.progressInterval ?? "10 seconds")
   const elicitationTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.elicitationTimeout ?? "1 hour"))
   const runPromise = yield* FiberSet.makeRuntimePromise<never>()

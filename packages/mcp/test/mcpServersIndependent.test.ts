@@ -1,7 +1,7 @@
 /**
- * Upstream MCP servers behind `agent-tools mcp` (served in process to an SDK client): a call to one
- * server's tool does not wait for another server that is still starting (one that never answers,
- * with a start-up timeout far longer than this test may run); an upstream's progress reaches our
+ * Upstream MCP servers behind `agent-tools mcp` (served in process to an SDK client): listing the
+ * tools and calling one server's tool do not wait for another server that is still starting (one
+ * that never answers, with a start-up timeout far longer than this test may run); an upstream's progress reaches our
  * caller as progress, and its tools/list_changed becomes ours; an upstream started through a
  * wrapper leaves no process behind when it is shut down.
  */
@@ -26,8 +26,8 @@ const isAlive = (pid: number) => {
 }
 
 /** Our server on the registry in context, and a connected SDK client. */
-const connected = Effect.gen(function*() {
-  const server = yield* McpServer.make()
+const connected = (options: McpServer.Options = {}) => Effect.gen(function*() {
+  const server = yield* McpServer.make(options)
   const [ours, theirs] = InMemoryTransport.createLinkedPair()
   yield* Effect.promise(() => server.connect(ours))
   const client = new Client({ name: "test", version: "0" })
@@ -36,11 +36,15 @@ const connected = Effect.gen(function*() {
 })
 
 describe("upstream MCP servers behind agent-tools mcp", () => {
-  it.live("a call to a working server's tool does not wait for a server that never answers", () =>
+  it.live("listing and calling a working server's tools do not wait for a server that never answers", () =>
     Effect.gen(function*() {
       const dirs = yield* makeDirs()
       yield* Effect.gen(function*() {
-        const client = yield* connected
+        // Listing waits for servers still starting at most `listWait`, far less than the other's start-up timeout.
+        const client = yield* connected({ listWait: "20 seconds" })
+        const listed = (yield* Effect.promise(() => client.listTools())).tools.map((t) => t.name)
+        assert.include(listed, "up_echo")
+        assert.isFalse(listed.some((name) => name.startsWith("hang_")))
         const first = yield* Effect.promise(() => client.callTool({ name: "up_echo", arguments: { text: "one" } }))
         assert.deepStrictEqual(first.content, [{ type: "text", text: "one" }])
         const second = yield* Effect.promise(() => client.callTool({ name: "up_echo", arguments: { text: "two" } }))
@@ -56,7 +60,7 @@ describe("upstream MCP servers behind agent-tools mcp", () => {
     Effect.gen(function*() {
       const dirs = yield* makeDirs()
       yield* Effect.gen(function*() {
-        const client = yield* connected
+        const client = yield* connected()
         const messages: Array<string | undefined> = []
         const progress = yield* Effect.promise(() =>
           client.callTool({ name: "up_progress", arguments: {} }, undefined, { onprogress: (p) => void messages.push(p.message) })

@@ -90,6 +90,8 @@ export const make = Effect.fn("McpConnection.make")(function*(
   const clock = yield* Effect.clockWith(Effect.succeed)
   const lock = yield* Semaphore.make(1)
   const changed = yield* PubSub.unbounded<void>()
+  const closing = new AbortController()
+  let starting: Client | undefined
   let state: State = { _tag: "Idle" }
   let remoteTools: ReadonlyArray<McpTool> | undefined
   // When each failed start or exit happened, within the policy's window.
@@ -133,6 +135,7 @@ export const make = Effect.fn("McpConnection.make")(function*(
     const { Client } = yield* Effect.promise(() => import("@modelcontextprotocol/sdk/client/index.js"))
     const { ToolListChangedNotificationSchema } = yield* Effect.promise(() => import("@modelcontextprotocol/sdk/types.js"))
     const client = new Client({ name: "agent-tools", version: "0.1.0" })
+    starting = client
     // The server's tools changed: list them again, then tell whoever serves them on.
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (state._tag !== "Up" || state.client !== client) return
@@ -145,7 +148,10 @@ export const make = Effect.fn("McpConnection.make")(function*(
       if (state._tag === "Up" && state.client === client) failed(withStderr("it exited", opened))
     }
     const tools = yield* Effect.tryPromise({
-      try: async (signal) => {
+      try: async (interrupted) => {
+        // A start may outlive the caller that began it (a listing that stopped waiting): the
+        // connection's scope closing ends it too, and with it the server process.
+        const signal = AbortSignal.any([interrupted, closing.signal])
         await client.connect(opened.transport, { signal, timeout: startup })
         return await listAll(client, { signal, timeout: startup })
       },
@@ -153,9 +159,10 @@ export const make = Effect.fn("McpConnection.make")(function*(
     }).pipe(
       // The SDK bounds each request; this bounds them together.
       Effect.timeoutOrElse({ duration: startup, orElse: () => Effect.fail(noAnswer) }),
-      Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : closeClient(client)),
+      Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : Effect.andThen(Effect.sync(() => void (starting = undefined)), closeClient(client))),
       Effect.mapError((reason) => error(describe(failed(withStderr(`it failed to start: ${reason}`, opened)))))
     )
+    starting = undefined
     if (state._tag === "Closed") {
       yield* closeClient(client)
       return yield* error(describe(state))
@@ -189,7 +196,14 @@ export const make = Effect.fn("McpConnection.make")(function*(
     Effect.suspend(() => {
       const s = state
       state = { _tag: "Closed" }
-      return s._tag === "Up" ? closeClient(s.client) : Effect.void
+      closing.abort()
+      // A start still in flight (for a listing that stopped waiting) is ended here, its process with it.
+      const pending = starting
+      starting = undefined
+      return Effect.andThen(
+        s._tag === "Up" ? closeClient(s.client) : Effect.void,
+        pending === undefined ? Effect.void : closeClient(pending)
+      )
     })
   )
 
