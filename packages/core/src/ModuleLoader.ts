@@ -40,7 +40,8 @@ export class ModuleLoader extends Context.Service<ModuleLoader, {
  */
 const ESM_MARK = "agent-tools-esm"
 
-const marked = (url: string) => url.startsWith("file:") && new URL(url).searchParams.has(ESM_MARK)
+// Runs for every module the process resolves once the hooks are in: the cheap test first.
+const marked = (url: string) => url.includes(ESM_MARK) && url.startsWith("file:") && new URL(url).searchParams.has(ESM_MARK)
 
 const withMark = (url: string) => {
   const u = new URL(url)
