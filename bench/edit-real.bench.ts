@@ -20,7 +20,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { applyEdit } from "@agent-tools/tools"
 import { replace as opencodeReplace } from "./baseline/opencode-replace.ts"
-import { type Case, type Language, parses, sha256 } from "./edit-real/corpus.ts"
+import { type Case, type Language, parses, sha256, sourceFile } from "./edit-real/corpus.ts"
 import { fmt, machine, median } from "./lib/stats.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -33,7 +33,7 @@ const { files, cases } = JSON.parse(readFileSync(join(here, "edit-real/cases.jso
 }
 
 const texts = files.map((f) => {
-  const text = readFileSync(join(repo, f.path), "utf8")
+  const text = readFileSync(sourceFile(repo, f.path), "utf8")
   if (sha256(text) !== f.sha256) {
     throw new Error(`${f.path} is not the file the corpus was generated from: run ./node_modules/.bin/node bench/edit-real/generate.ts`)
   }

@@ -1,5 +1,7 @@
 /** The real-file edit corpus: its sources, case shape and the parse check (shared by the generator and the bench). */
 import { createHash } from "node:crypto"
+import { existsSync, readdirSync } from "node:fs"
+import { join } from "node:path"
 import { stripTypeScriptTypes } from "node:module"
 
 export type Language = "ts" | "js" | "py" | "yaml"
@@ -28,6 +30,19 @@ export const SOURCES: ReadonlyArray<Source> = [
   { path: "bench/edit-real/yaml/pnpm-lock.yaml", language: "yaml" }
 ]
 
+/**
+ * A source's file in this checkout: its path, or the same package's directory in `.pnpm` under
+ * another peer-dependency suffix (`debug@4.4.3_supports-color@5.5.0`), as installs name it
+ * differently. The recorded SHA-256 still decides whether it is the same file.
+ */
+export const sourceFile = (repo: string, path: string): string => {
+  const direct = join(repo, path)
+  const m = /^(node_modules\/\.pnpm\/)([^/]+)(\/.*)$/.exec(path)
+  if (existsSync(direct) || m === null) return direct
+  const dir = readdirSync(join(repo, m[1]!)).find((d) => d.startsWith(`${m[2]}_`))
+  return dir === undefined ? direct : join(repo, m[1]!, dir, m[3]!)
+}
+
 export type Mistake =
   | "none"
   | "dedent" // quoted without the block's common indentation
@@ -43,6 +58,10 @@ export type Mistake =
   | "changed-identifier" // negative: a line the quote claims, with another identifier
   | "changed-number" // negative: a line the quote claims, with another number
   | "occurs-twice" // negative: the quoted text is in the file twice
+  | "cut-off-last-line" // the quote stops inside its last line (newString has that line whole, or cut alike)
+  | "curly-quotes" // the quote's " and ' retyped as “ ” ‘ ’
+  | "curly-quotes-twice" // negative: a block that occurs twice, quoted with curly quotes
+  | "placeholder" // negative: newString has a bare `...` line for lines of the quote
 
 export interface Case {
   readonly id: string

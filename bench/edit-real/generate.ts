@@ -15,7 +15,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-import { type Case, type Language, type Mistake, parses, sha256, SOURCES } from "./corpus.ts"
+import { type Case, type Language, type Mistake, parses, sha256, sourceFile, SOURCES } from "./corpus.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repo = join(here, "../..")
@@ -138,7 +138,7 @@ const generate = () => {
   const cases: Array<Case> = []
   const files: Array<{ path: string; language: Language; sha256: string }> = []
   SOURCES.forEach((src, s) => {
-    const raw = readFileSync(join(repo, src.path), "utf8")
+    const raw = readFileSync(sourceFile(repo, src.path), "utf8")
     files.push({ path: src.path, language: src.language, sha256: sha256(raw) })
     // Regions are picked on the LF view; a CRLF file is edited with its own endings by the bench.
     const text = raw.replaceAll("\r\n", "\n")
@@ -292,8 +292,107 @@ const generate = () => {
       })
       twice++
     }
+    cases.push(...laterClasses(s, src.language, text, lines, code && fileParses))
   })
   return { files, cases }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Classes added later, from a PRNG of their own so the cases above stay as they were: a quote
+// cut off inside its last line, typographic quotes, and a bare `...` placeholder in newString.
+
+const LATER_PER_SOURCE = 6
+const PLACEHOLDERS = ["...", "…", "[...]", "..."]
+
+/** The text with " and ' as a model retypes them: “ ” and ‘ ’ in turn, ’ inside a word. */
+const curly = (s: string): string => {
+  let double = 0
+  let single = 0
+  return s.replace(/["']/g, (q, at: number) => {
+    if (q === '"') return double++ % 2 === 0 ? "\u201C" : "\u201D"
+    if (/\w/.test(s[at - 1] ?? "") && /\w/.test(s[at + 1] ?? "")) return "\u2019"
+    return single++ % 2 === 0 ? "\u2018" : "\u2019"
+  })
+}
+
+const laterClasses = (s: number, lang: Language, text: string, lines: ReadonlyArray<string>, checkParse: boolean): Array<Case> => {
+  const rand = prng(5000 + s)
+  const out: Array<Case> = []
+  const unique = (block: string) => text.indexOf(block) !== -1 && text.indexOf(block) === text.lastIndexOf(block)
+  const kinds = ["cut-off-last-line", "curly-quotes", "placeholder"] as const
+  const made = new Map<string, number>(kinds.map((k) => [k, 0]))
+  for (let tries = 0; tries < 20_000 && [...made.values()].some((n) => n < LATER_PER_SOURCE / 2); tries++) {
+    const count = 4 + Math.floor(rand() * 7)
+    const start = Math.floor(rand() * (lines.length - count))
+    const region = lines.slice(start, start + count)
+    if (blank(region[0]!) || blank(region[region.length - 1]!) || region.some((l) => l.length > 200)) continue
+    const block = region.join("\n")
+    if (!unique(block)) continue
+    const edit = makeEdit(region, lang, rand)
+    if (edit === undefined) continue
+    if (checkParse && !parses([...lines.slice(0, start), ...edit.lines, ...lines.slice(start + count)].join("\n"))) continue
+    const kind = kinds[Math.floor(rand() * kinds.length)]!
+    if (made.get(kind)! >= LATER_PER_SOURCE / 2) continue
+    const id = `${s}-${kind}-${made.get(kind)}`
+    const base = { source: s, negative: false, crlf: false, start, count, expected: edit.lines }
+    if (kind === "cut-off-last-line") {
+      // Cut after the edit's last change on that line, leaving a tail with something in it.
+      const last = region[region.length - 1]!
+      const edited = edit.lines[edit.lines.length - 1]!
+      let same = 0
+      while (same < last.length && same < edited.length && last[last.length - 1 - same] === edited[edited.length - 1 - same]) same++
+      const from = Math.max(indentOf(last).length + 1, last.length - same)
+      const cuts = Array.from({ length: last.length - from }, (_, k) => from + k).filter((p) => last.slice(p).trim().length > 0)
+      if (cuts.length === 0) continue
+      const cut = cuts[Math.floor(rand() * cuts.length)]!
+      const rest = last.length - cut
+      const quoted = block.slice(0, block.length - rest)
+      if (!unique(quoted)) continue
+      const newText = edit.lines.join("\n")
+      out.push({ ...base, id: `${id}-f`, mistake: kind, newForm: "file", oldString: quoted, newString: newText })
+      out.push({ ...base, id: `${id}-q`, mistake: kind, newForm: "quote", oldString: quoted, newString: newText.slice(0, newText.length - rest) })
+    } else if (kind === "curly-quotes") {
+      if (!/["']/.test(block)) continue
+      const quoted = curly(block)
+      if (text.includes(quoted)) continue
+      out.push({ ...base, id: `${id}-q`, mistake: kind, newForm: "quote", oldString: quoted, newString: curly(edit.lines.join("\n")) })
+      out.push({ ...base, id: `${id}-f`, mistake: kind, newForm: "file", oldString: quoted, newString: edit.lines.join("\n") })
+    } else {
+      // Two or more real lines the edit keeps, between the first and the last, become one `...`.
+      const inner = edit.lines.flatMap((l, n) => (n > 0 && n < edit.lines.length - 1 && edit.map.includes(n) && !blank(l) && !edit.touched.has(edit.map.indexOf(n)) ? [n] : []))
+      const runs = inner.filter((n) => inner.includes(n + 1))
+      if (runs.length === 0) continue
+      const n = runs[Math.floor(rand() * runs.length)]!
+      const form = PLACEHOLDERS[Math.floor(rand() * PLACEHOLDERS.length)]!
+      const elided = [...edit.lines.slice(0, n), indentOf(edit.lines[n]!) + form, ...edit.lines.slice(n + 2)]
+      out.push({ ...base, id, mistake: kind, newForm: "n/a", negative: true, oldString: block, newString: elided.join("\n"), expected: [] })
+    }
+    made.set(kind, made.get(kind)! + 1)
+  }
+  // Negatives: a block that occurs twice, with quotes, quoted with curly quotes.
+  for (let t = 0, twice = 0; t < 5000 && twice < 2; t++) {
+    const count = 2 + Math.floor(rand() * 3)
+    const start = Math.floor(rand() * (lines.length - count))
+    const region = lines.slice(start, start + count)
+    const block = region.join("\n")
+    if (region.some(blank) || !/["']/.test(block) || text.indexOf(block) === text.lastIndexOf(block)) continue
+    const edit = makeEdit(region, lang, rand)
+    if (edit === undefined) continue
+    out.push({
+      id: `${s}-curly-twice-${twice++}`,
+      source: s,
+      mistake: "curly-quotes-twice",
+      newForm: "n/a",
+      negative: true,
+      crlf: false,
+      start,
+      count,
+      oldString: curly(block),
+      newString: curly(edit.lines.join("\n")),
+      expected: []
+    })
+  }
+  return out
 }
 
 const corpus = generate()

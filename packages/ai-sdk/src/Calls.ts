@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
+import { DisplayText, Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import type { Truncate } from "@agent-tools/core"
 
 /** The registry whose tools are called (with its hooks, events and per-agent filtering). */
@@ -37,6 +37,16 @@ export interface CallOptions {
   readonly ruleset?: Permission.Ruleset | undefined
   readonly truncation?: Truncate.Options | undefined
   readonly extra?: Record<string, unknown> | undefined
+  /**
+   * For a sub-agent's loop: how many sub-agents deep it runs (`SubagentRunner.Request.depth`),
+   * so that `task` refuses to nest too deep (`Tool.Context.depth`).
+   */
+  readonly depth?: number | undefined
+  /**
+   * For a sub-agent's loop: the ids of the tools it is given. Only those are listed, and the
+   * registry refuses a call to any other by name (`Tool.Context.tools`).
+   */
+  readonly tools?: ReadonlyArray<string> | undefined
   /** Live progress of a running call (title and partial metadata). */
   readonly onMetadata?:
     | ((callID: string, update: { readonly title?: string | undefined; readonly metadata?: Tool.Metadata | undefined }) => void)
@@ -63,7 +73,9 @@ export const list = Effect.fn("Calls.list")(function*(
   source: Source,
   options: CallOptions
 ): Effect.fn.Return<ReadonlyArray<Tool.Built>> {
-  return yield* source.tools({ agent: options.agent, model: options.model })
+  const listed = yield* source.tools({ agent: options.agent, model: options.model })
+  const given = options.tools
+  return given === undefined ? listed : listed.filter((t) => given.includes(t.id))
 })
 
 /** How a call's asks are answered: one request, or the requests of one prompt. */
@@ -100,6 +112,8 @@ const contextWith = Effect.fnUntraced(function*(
     truncation: options.truncation,
     ruleset: options.ruleset,
     tool: id,
+    depth: options.depth,
+    tools: options.tools,
     metadata: onMetadata === undefined ? undefined : (update) => Effect.sync(() => onMetadata(callID, update))
   })
   return {
@@ -216,13 +230,14 @@ export const makeStarted = (capacity = 256) => {
 
 /**
  * One line for an approval prompt listing every request of the call, e.g.
- * `edit src/a.ts; bash touch src/a.ts` (with the real path when the tool gave one).
+ * `edit src/a.ts; bash touch src/a.ts` (with the real path when the tool gave one). Apps show it
+ * as it is, so control and bidi characters (and newlines) are escaped (`DisplayText.line`).
  */
 export const describeAsks = (asks: ReadonlyArray<Permission.AskInput>): string =>
   asks.map((ask) => {
     const filepath = ask.metadata?.filepath
-    const where = typeof filepath === "string" && !ask.patterns.includes(filepath) ? ` (${filepath})` : ""
-    return `${ask.permission} ${ask.patterns.join(", ")}${where}`
+    const where = typeof filepath === "string" && !ask.patterns.includes(filepath) ? ` (${DisplayText.line(filepath)})` : ""
+    return `${DisplayText.line(ask.permission)} ${ask.patterns.map(DisplayText.line).join(", ")}${where}`
   }).join("; ")
 
 /** The message of a failed call, for the model. */

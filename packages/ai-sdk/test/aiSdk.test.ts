@@ -9,7 +9,7 @@ import type { Scope } from "effect"
 import { Permission, ToolRegistry } from "@agent-tools/core"
 import { generateText, type ModelMessage, stepCountIs } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
-import { AiSdk } from "@agent-tools/ai-sdk"
+import { AiSdk, Calls } from "@agent-tools/ai-sdk"
 import { Processes, ScriptedPermission } from "@agent-tools/testing"
 import { type PermissionConfig, workspace } from "./fixtures/tools.ts"
 
@@ -181,6 +181,18 @@ describe("toAiSdkTools with generateText", () => {
       })
     })))
 
+  it.live("a sub-agent's loop: only the tools it is given are listed; any other is refused by name", () =>
+    inWorkspace({ "*": "allow" }, () => Effect.gen(function*() {
+      const registry = yield* ToolRegistry.ToolRegistry
+      const options = { sessionID: "ai-sdk-sub", tools: ["read"], depth: 1 }
+      assert.deepStrictEqual(Object.keys(yield* AiSdk.toAiSdkTools(registry, options)), ["read"])
+      const refused = yield* Effect.exit(Calls.run(registry, options, "bash", { command: "ls", description: "List" }, { callID: "c1", mode: "waiting" }))
+      assert.strictEqual(
+        Calls.failureMessage(refused),
+        `The bash tool is not available to agent "build": it is not among the tools this agent was given (read).`
+      )
+    })))
+
   it.live("with approval: false, asks go to the Permission service's own responder", () =>
     inWorkspace(askEdit, (root) => Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
@@ -271,4 +283,16 @@ describe("toAiSdkTools with generateText", () => {
       assert.strictEqual(settled?.metadata.reason, "aborted")
       assert.match(settled?.output ?? "", /Command aborted by the user/)
     })), 60_000)
+})
+
+describe("the approval reason", () => {
+  it("shows control and bidi characters of patterns and paths escaped, on one line", () => {
+    assert.strictEqual(
+      Calls.describeAsks([
+        { sessionID: "s", permission: "bash", patterns: ["echo hi\x1b[2K\r\nrm -rf ~"] },
+        { sessionID: "s", permission: "edit", patterns: ["a\u202e.ts"], metadata: { filepath: "/ws/a\u202e.ts\u2066" } }
+      ]),
+      "bash echo hi\\x1b[2K\\r\\nrm -rf ~; edit a\\u202e.ts (/ws/a\\u202e.ts\\u2066)"
+    )
+  })
 })

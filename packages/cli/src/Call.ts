@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import * as Stdio from "effect/Stdio"
 import type * as Terminal from "effect/Terminal"
 import { Argument, Command } from "effect/cli"
-import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
+import { MetadataBound, Permission, Tool, ToolRegistry } from "@agent-tools/core"
 import * as Exit from "./Exit.ts"
 import * as Flags from "./Flags.ts"
 import * as Input from "./Input.ts"
@@ -22,11 +22,14 @@ export const SESSION_ID = "cli"
 const NO_TTY_HINT = "No terminal to ask on: permission asks are rejected. Pass --yes to approve them, " +
   "or allow them in agent-tools.json (\"permission\")."
 
-/** What `--json` prints for a result. */
-export const resultJson = (result: Tool.Result) => ({
+/**
+ * What `--json` prints for a result: its metadata bounded by the same byte limit as its text
+ * (`MetadataBound`), so what the truncation cut does not come back whole beside it.
+ */
+export const resultJson = (result: Tool.Result, maxBytes: number) => ({
   title: result.title,
   output: result.output,
-  metadata: result.metadata,
+  metadata: MetadataBound.bound(result.metadata, maxBytes),
   ...(result.attachments === undefined || result.attachments.length === 0 ? {} : { attachments: result.attachments })
 })
 
@@ -48,7 +51,7 @@ const execute = Effect.fnUntraced(function*(tool: string, args: unknown, mode: M
     ask: (input) => remember(context.ask(input)),
     askAll: (inputs) => remember(context.askAll(inputs))
   }
-  return yield* registry.execute(tool, args, tracked).pipe(
+  const result = yield* registry.execute(tool, args, tracked).pipe(
     Effect.ensuring(live?.finish ?? Effect.void),
     Effect.mapError((e) => {
       const failure = Exit.classify(e)
@@ -58,6 +61,7 @@ const execute = Effect.fnUntraced(function*(tool: string, args: unknown, mode: M
       return new Exit.CliFailure({ code, message: failure.message + hint })
     })
   )
+  return { result, maxBytes: yield* MetadataBound.maxBytesOf(tool, tracked) }
 })
 
 export const command = Command.make(
@@ -82,12 +86,12 @@ export const command = Command.make(
     const unattended: Permission.LayerOptions["unattended"] = mode === "yes" ? "allow" : mode === "prompt" ? "wait" : "reject"
     // The question tool asks at the terminal when there is one.
     const questions = Questions.layer(tty, yield* Effect.context<Terminal.Terminal | Stdio.Stdio>())
-    const result = yield* execute(flags.tool, args, mode).pipe(
+    const { result, maxBytes } = yield* execute(flags.tool, args, mode).pipe(
       // One-shot calls never read first: the read-before-edit check only makes sense in a session.
       Effect.provide(Flags.agentLayer(flags, { unattended, fileTime: { disabled: true }, analysisWorker: false, services: questions })),
       Effect.mapError(Exit.classify)
     )
-    if (flags.json) yield* Output.line(JSON.stringify(resultJson(result), null, 2))
+    if (flags.json) yield* Output.line(JSON.stringify(resultJson(result, maxBytes), null, 2))
     else yield* Output.line([result.output, ...(result.attachments ?? []).map(Output.attachmentLine)].join("\n"))
   })
 ).pipe(

@@ -16,14 +16,15 @@ import * as Exit from "./Exit.ts"
 import * as Flags from "./Flags.ts"
 import * as Mcp from "./Mcp.ts"
 import * as Output from "./Output.ts"
+import * as Trust from "./Trust.ts"
 import { VERSION } from "./Version.ts"
 
 export const cli = Command.make("agent-tools").pipe(
   Command.withDescription(
     "The agent-tools tool layer from the command line: list tools, call one, explain its permissions, " +
-      "serve them over MCP."
+      "serve them over MCP, trust a workspace's own config."
   ),
-  Command.withSubcommands([Commands.tools, Call.command, Mcp.command, Commands.explain, Commands.spill])
+  Command.withSubcommands([Commands.tools, Call.command, Mcp.command, Commands.explain, Commands.spill, Trust.command])
 )
 
 /**

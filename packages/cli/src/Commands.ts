@@ -7,7 +7,7 @@ import * as Stdio from "effect/Stdio"
 import type * as Terminal from "effect/Terminal"
 import { Argument, Command } from "effect/cli"
 import { SpillStorage, type Tool, ToolRegistry } from "@agent-tools/core"
-import { Explain, NodeAgentTools } from "@agent-tools/node"
+import { Explain, NodeAgentTools, WorkspaceTrust } from "@agent-tools/node"
 import * as Exit from "./Exit.ts"
 import * as Flags from "./Flags.ts"
 import * as Input from "./Input.ts"
@@ -45,11 +45,13 @@ export const tools = Command.make(
     // The tools a `call` from this terminal would have: question only when stdin is a terminal.
     const tty = yield* (yield* Stdio.Stdio).stdinIsTerminal
     const questions = Questions.layer(tty, yield* Effect.context<Terminal.Terminal | Stdio.Stdio>())
-    const list = yield* Effect.gen(function*() {
+    const { list, warning } = yield* Effect.gen(function*() {
       const registry = yield* ToolRegistry.ToolRegistry
-      return yield* registry.tools()
+      const settings = yield* NodeAgentTools.NodeSettings
+      return { list: yield* registry.tools(), warning: WorkspaceTrust.warning(settings.trust) }
     }).pipe(Effect.provide(Flags.agentLayer(flags, { analysisWorker: false, services: questions })), Effect.mapError(Exit.classify))
     if (flags.json) return yield* Output.line(JSON.stringify(list.map(toolJson), null, 2))
+    if (warning !== undefined) yield* Output.line(`Note: ${warning}\n\n`)
     if (list.length === 0) return yield* Output.line("No tools are available.")
     for (const tool of list) yield* Output.line(`${signature(tool)}\n    ${firstLine(tool.description)}`)
   })
@@ -57,7 +59,8 @@ export const tools = Command.make(
   "List the tools of the workspace, with their descriptions and JSON Schemas (--json): the tools a call from " +
     "here can use (question only when stdin is a terminal; task needs a sub-agent runner, which the CLI has not; " +
     "batch when experimental.batch_tool is set), and those of the MCP servers in the config's mcp key, which are " +
-    "started for the listing (one that fails is a warning on stderr)"
+    "started for the listing (one that fails is a warning on stderr). When the workspace's own agent-tools.json is " +
+    "not trusted (agent-tools trust), a first line names what of it was ignored"
 ))
 
 // ---------------------------------------------------------------------------------------------
@@ -71,21 +74,28 @@ export const explain = Command.make(
     cwd: Flags.cwd,
     config: Flags.config,
     json: Flags.json(
-      "Print {tool, action, source (tool | rule | none), decisions: [{permission, pattern, action, rule, source, reason}]}"
+      "Print {tool, action, source (tool | rule | none), decisions: [{permission, pattern, action, rule, source, reason}], " +
+        "trust (the workspace config's ignored keys, when it is not trusted)}"
     )
   },
   Effect.fn("Cli.explain")(function*(flags) {
     const args = yield* Input.parseArguments(Option.some(flags.input))
-    const report = yield* Explain.explain(flags.tool, args, { sessionID: "cli" }).pipe(
+    const { report, warning } = yield* Effect.gen(function*() {
+      const settings = yield* NodeAgentTools.NodeSettings
+      const report = yield* Explain.explain(flags.tool, args, { sessionID: "cli" })
+      return { report, warning: WorkspaceTrust.warning(settings.trust) }
+    }).pipe(
       Effect.provide(Flags.agentLayer(flags, { unattended: "reject", analysisWorker: false })),
       Effect.mapError(Exit.classify)
     )
-    yield* Output.line(flags.json ? JSON.stringify(report, null, 2) : Explain.render(report))
+    if (flags.json) return yield* Output.line(JSON.stringify({ ...report, ...(warning === undefined ? {} : { trust: warning }) }, null, 2))
+    yield* Output.line(warning === undefined ? Explain.render(report) : `${Explain.render(report)}\nNote: ${warning}`)
   })
 ).pipe(
   Command.withDescription(
     "Show the permission decisions a call would need (each permission, pattern, decision and the rule " +
-      "that decided), without running it: the tool's own requests, the very list `call` asks as one prompt"
+      "that decided), without running it: the tool's own requests, the very list `call` asks as one prompt. When the " +
+      "workspace's own agent-tools.json is not trusted (agent-tools trust), a last line names what of it was ignored"
   ),
   Command.withExamples([{
     command: `agent-tools explain bash '{"command":"git status && rm -rf build","description":"clean"}'`,

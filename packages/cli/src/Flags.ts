@@ -21,7 +21,10 @@ export const cwd = Flag.String("cwd").pipe(
 
 export const config = Flag.String("config").pipe(
   Flag.withMetavar("FILE"),
-  Flag.withDescription("The config file (default: agent-tools.json in the workspace root, when present)"),
+  Flag.withDescription(
+    "The config file, trusted and used alone (default: your agent-tools.json in ~/.config/agent-tools, then the " +
+      "workspace's agent-tools.json over it: in full once you ran `agent-tools trust`, else only what narrows yours)"
+  ),
   Flag.optional
 )
 

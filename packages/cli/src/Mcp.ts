@@ -33,6 +33,8 @@ export const command = Command.make(
       "to the client as elicitations when it supports them, else follow the config and --yes. The question " +
       "tool is listed to clients that support elicitation, the task tool (a sub-agent on the client's model) " +
       "to clients that offer sampling. A message " +
-      "over the size limit (10 MiB) gets its own error; the server keeps serving the others."
+      "over the size limit (10 MiB) gets its own error; the server keeps serving the others. The workspace's own " +
+      "agent-tools.json applies in full only once you ran `agent-tools trust` on it (else it may only narrow your " +
+      "config, and what it would change is a warning on stderr); --config FILE names a trusted config instead."
   )
 )

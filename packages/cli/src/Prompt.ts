@@ -1,14 +1,16 @@
 /**
  * Permission asks answered at the terminal: the request is shown on stderr (permission, patterns,
  * the command, the diff of an edit, the real path of an outside directory) and a line is read
- * through Effect's Terminal: once, always or reject.
+ * through Effect's Terminal: once, always or reject. Everything a tool supplied is shown through
+ * `DisplayText`: control and bidi characters escaped, a multi-line command or diff indented under
+ * its label, so nothing in it can repaint the prompt or pass for a line of it.
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Semaphore from "effect/Semaphore"
 import * as Stdio from "effect/Stdio"
 import * as Terminal from "effect/Terminal"
-import { Permission, type Tool } from "@agent-tools/core"
+import { DisplayText, Permission, type Tool } from "@agent-tools/core"
 import * as Output from "./Output.ts"
 
 /** `o`/`once`/`y`/`yes`, `a`/`always`, `r`/`reject`/`n`/`no`; an empty line rejects. */
@@ -37,15 +39,22 @@ const MAX_DETAIL = 8000
 const clip = (text: string) =>
   text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL)}\n… (${text.length - MAX_DETAIL} more characters)`
 
-const indent = (text: string) => text.split("\n").map((l) => `    ${l}`).join("\n")
+const INDENT = "    "
+const indent = (text: string) => `${INDENT}${DisplayText.block(text, INDENT)}`
 
 /** The lines of one request: its patterns, the command, the real path, the diff of an edit. */
 const renderItem = (item: Permission.Item, lines: Array<string>) => {
   const meta = item.metadata ?? {}
-  const text = (key: string) => typeof meta[key] === "string" ? meta[key] as string : undefined
-  for (const pattern of item.patterns) lines.push(`  pattern: ${pattern}`)
-  const command = text("command")
-  if (command !== undefined) lines.push(`  command: ${command}`)
+  const raw = (key: string) => typeof meta[key] === "string" ? meta[key] as string : undefined
+  const text = (key: string) => {
+    const value = raw(key)
+    return value === undefined ? undefined : DisplayText.line(value)
+  }
+  for (const pattern of item.patterns) lines.push(`  pattern: ${DisplayText.line(pattern)}`)
+  const command = raw("command")
+  if (command !== undefined) {
+    lines.push(command.includes("\n") ? `  command:\n${indent(command.replace(/\r?\n$/, ""))}` : `  command: ${DisplayText.line(command)}`)
+  }
   const description = text("description")
   if (description !== undefined) lines.push(`  description: ${description}`)
   if (item.permission === "external_directory") {
@@ -59,7 +68,7 @@ const renderItem = (item: Permission.Item, lines: Array<string>) => {
     const file = text("filepath") ?? text("filePath")
     if (file !== undefined) lines.push(`  file: ${file}`)
   }
-  const diff = text("diff")
+  const diff = raw("diff")
   if (diff !== undefined && diff.trim() !== "") lines.push("  diff:", indent(clip(diff.trimEnd())))
 }
 
@@ -70,17 +79,17 @@ export const render = (request: Pick<Permission.Request, "permission" | "pattern
   const items = request.requests ?? [request]
   const lines: Array<string> = []
   if (items.length === 1) {
-    lines.push(`Permission needed: ${items[0]!.permission}`)
+    lines.push(`Permission needed: ${DisplayText.line(items[0]!.permission)}`)
     renderItem(items[0]!, lines)
   } else {
     lines.push(`Permissions needed for this call (one answer applies to all ${items.length}):`)
     items.forEach((item, i) => {
-      lines.push(`${i + 1}. ${item.permission}`)
+      lines.push(`${i + 1}. ${DisplayText.line(item.permission)}`)
       renderItem(item, lines)
     })
   }
   const always = items.flatMap((item) => item.always ?? item.patterns)
-  lines.push(`  "always" allows for the rest of this call: ${always.join(", ")}`)
+  lines.push(`  "always" allows for the rest of this call: ${always.map(DisplayText.line).join(", ")}`)
   return lines.join("\n")
 }
 

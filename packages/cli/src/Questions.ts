@@ -2,21 +2,26 @@
  * The question tool at the terminal: each question is shown on stderr with its numbered options,
  * and a line is read through Effect's Terminal: option numbers (several, comma-separated, when
  * the question allows it), or text of one's own when custom answers are allowed; an empty line
- * leaves the question unanswered. Without a terminal the question tool is not offered.
+ * leaves the question unanswered. Without a terminal the question tool is not offered. The
+ * model's text is shown through `DisplayText` (controls and bidi characters escaped; the lines of
+ * a multi-line question after a gutter, so they cannot pass for options).
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Terminal from "effect/Terminal"
 import type * as Context from "effect/Context"
 import type * as Stdio from "effect/Stdio"
-import { QuestionResponder } from "@agent-tools/core"
+import { DisplayText, QuestionResponder } from "@agent-tools/core"
 import * as Output from "./Output.ts"
 
 export const NO_TERMINAL = "there is no terminal to ask on"
 
-const render = (q: QuestionResponder.Question, i: number, n: number): string => {
-  const lines = [`\n${n > 1 ? `(${i + 1}/${n}) ` : ""}${q.header}: ${q.question}`]
-  q.options.forEach((o, k) => lines.push(`  ${k + 1}. ${o.label}${o.description === "" ? "" : ` — ${o.description}`}`))
+/** Question `i` of `n` as shown on the terminal, with its options and how to answer. */
+export const render = (q: QuestionResponder.Question, i: number, n: number): string => {
+  const lines = [`\n${n > 1 ? `(${i + 1}/${n}) ` : ""}${DisplayText.line(q.header)}: ${DisplayText.block(q.question, "  | ")}`]
+  q.options.forEach((o, k) =>
+    lines.push(`  ${k + 1}. ${DisplayText.line(o.label)}${o.description === "" ? "" : ` — ${DisplayText.line(o.description)}`}`)
+  )
   const custom = q.custom !== false
   const how = q.options.length === 0
     ? "Type your answer"

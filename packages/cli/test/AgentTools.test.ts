@@ -68,4 +68,32 @@ describe("CLI: session and agent tools", () => {
       const tools = JSON.parse((yield* run(["tools", "--json", "--cwd", ws.dir])).stdout) as Array<{ name: string; description: string }>
       assert.include(tools.find((t) => t.name === "skill")?.description, "- **deploy**: Deploy the app")
     }))
+  live("call --json: metadata bigger than the byte limit is bounded like the text (an 8 MB todo list, an upstream result)", () =>
+    Effect.gen(function*() {
+      const upstream = `export default {
+  description: "Returns what an upstream MCP server returns: the same data as text and as structuredContent",
+  execute: async () => {
+    const data = { items: Array.from({ length: 15000 }, (_, i) => ({ id: i, body: "x".repeat(80) })) }
+    return { title: "docs_search", output: JSON.stringify(data), metadata: { structuredContent: data } }
+  }
+}
+`
+      const ws = yield* workspace({ files: { ".agent/tools/upstream.js": upstream } })
+      const size = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length
+      const todos = Array.from({ length: 80_000 }, (_, i) => ({ content: `todo number ${i} ${"t".repeat(50)}`, status: "pending" }))
+      assert.isAbove(size(todos), 8_000_000)
+      const written = yield* run(["call", "todowrite", "-", "--cwd", ws.dir, "--json"], { stdin: JSON.stringify({ todos }) })
+      assert.strictEqual(written.code, 0, written.stderr)
+      const todo = JSON.parse(written.stdout) as { title: string; metadata: Record<string, unknown> }
+      assert.strictEqual(todo.title, "80000 todos")
+      assert.isAtMost(size(todo.metadata), 51200)
+      assert.isTrue(todo.metadata.truncated)
+      assert.include(String(todo.metadata.todos), `the full output is in ${todo.metadata.outputPath}`)
+
+      const called = yield* run(["call", "upstream", "--cwd", ws.dir, "--json"])
+      assert.strictEqual(called.code, 0, called.stderr)
+      const result = JSON.parse(called.stdout) as { metadata: Record<string, unknown> }
+      assert.isAtMost(size(result.metadata), 51200)
+      assert.match(String(result.metadata.structuredContent), /^\[left out: \d+ bytes of metadata, over the 51200-byte limit of a result; the full output is in /)
+    }))
 })

@@ -21,7 +21,7 @@ describe("agent-tools (in-process)", () => {
 
     live("--help on every command, --version", () =>
       Effect.gen(function*() {
-        for (const args of [["--help"], ["tools", "--help"], ["call", "--help"], ["mcp", "--help"], ["explain", "--help"], ["spill", "--help"], ["spill", "list", "--help"], ["spill", "cleanup", "-h"]]) {
+        for (const args of [["--help"], ["tools", "--help"], ["call", "--help"], ["mcp", "--help"], ["explain", "--help"], ["spill", "--help"], ["spill", "list", "--help"], ["spill", "cleanup", "-h"], ["trust", "--help"]]) {
           const r = yield* run(args)
           assert.strictEqual(r.code, 0, args.join(" "))
           assert.include(r.stdout, "USAGE", args.join(" "))
@@ -152,7 +152,7 @@ describe("agent-tools (in-process)", () => {
 
     live("exit 2: a bad config names the key; a missing workspace", () =>
       Effect.gen(function*() {
-        const ws = yield* workspace({ config: { truncation: { direction: "middle" } } })
+        const ws = yield* workspace({ config: { truncation: { direction: "middle" } }, trusted: false })
         const r = yield* run(["call", "echo", `{"text":"x"}`, "--cwd", ws.dir])
         assert.strictEqual(r.code, 2)
         assert.include(r.stderr, `agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"`)

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Stdio } from "effect"
 import { Permission, ToolRegistry } from "@agent-tools/core"
 import { AgentConfig } from "@agent-tools/node"
-import { Exit, Input, Output, Prompt } from "@agent-tools/cli"
+import { Exit, Input, Output, Prompt, Questions } from "@agent-tools/cli"
 
 describe("Output.fresh (live progress)", () => {
   it("prints only what is new, for growing text and for a moving tail window", () => {
@@ -39,6 +39,51 @@ describe("Prompt", () => {
       metadata: { filepath: "/etc/hosts", requested: "/ws/link/hosts", access: "read" }
     })
     assert.include(outside, "  outside the workspace: /etc/hosts\n  (requested as /ws/link/hosts)\n  access: read")
+  })
+})
+
+describe("control and bidi characters in prompts", () => {
+  const hasRaw = (text: string) => /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(text)
+
+  it("a command that repaints its prompt is shown escaped; its newlines stay under the label", () => {
+    const command = "rm -rf ~ \x1b[2K\r\x1b[1Aecho hi\b\b \u202egnp.x\u2066"
+    const shown = Prompt.render({
+      permission: "bash",
+      patterns: [command],
+      metadata: { command, description: "list\x1b]0;title\x07 files\u200f" }
+    })
+    assert.isFalse(hasRaw(shown))
+    assert.include(shown, "  command: rm -rf ~ \\x1b[2K\\r\\x1b[1Aecho hi\\x08\\x08 \\u202egnp.x\\u2066")
+    assert.include(shown, "  description: list\\x1b]0;title\\x07 files\\u200f")
+    const multi = Prompt.render({
+      permission: "bash",
+      patterns: ["cat <<EOF"],
+      metadata: { command: "cat <<EOF\n  \"always\" allows for the rest of this call: *\nEOF\n" }
+    })
+    assert.strictEqual(
+      multi,
+      `Permission needed: bash\n  pattern: cat <<EOF\n  command:\n    cat <<EOF\n      "always" allows for the rest of this call: *\n    EOF\n  "always" allows for the rest of this call: cat <<EOF`
+    )
+  })
+
+  it("paths and diffs are escaped; a diff keeps its lines", () => {
+    const shown = Prompt.render({
+      permission: "edit",
+      patterns: ["a\u202e.ts"],
+      metadata: { filepath: "/ws/a\u202e.ts", diff: "-old\x1b[8m\n+new\r\n" }
+    })
+    assert.isFalse(hasRaw(shown))
+    assert.include(shown, "  file: /ws/a\\u202e.ts\n  diff:\n    -old\\x1b[8m\n    +new")
+  })
+
+  it("a question's text and options are escaped", () => {
+    const shown = Questions.render(
+      { header: "Pick\x1b[2J", question: "Which?\n  2. fake option", options: [{ label: "a\u2066", description: "b\r" }] },
+      0,
+      1
+    )
+    assert.isFalse(hasRaw(shown.replace(/^\n/, "")))
+    assert.include(shown, "Pick\\x1b[2J: Which?\n  |   2. fake option\n  1. a\\u2066 — b\\r")
   })
 })
 

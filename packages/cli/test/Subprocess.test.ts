@@ -25,8 +25,9 @@ describe("agent-tools (subprocess)", () => {
   live("without rg: a call that never searches leaves stderr empty; the first search warns once", () =>
     Effect.gen(function*() {
       const ws = yield* workspace()
-      // No rg on PATH nor in the download cache, no bwrap either.
-      const env = { PATH: ws.spillDir, XDG_CACHE_HOME: ws.spillDir, HOME: ws.spillDir }
+      // No rg on PATH nor in the download cache, no bwrap either; the user config directory that
+      // trusts the workspace is kept.
+      const env = { PATH: ws.spillDir, XDG_CACHE_HOME: ws.spillDir, HOME: ws.spillDir, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME! }
       const echo = yield* spawnCli(["call", "echo", `{"text":"hi"}`, "--cwd", ws.dir], { env })
       assert.deepStrictEqual(echo, { code: 0, stdout: "hi\n", stderr: "" })
       const grep = yield* spawnCli(["call", "grep", `{"pattern":"nothing-matches-this"}`, "--cwd", ws.dir], { env })

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import type { Tool } from "@agent-tools/core"
 import { main } from "@agent-tools/cli"
+import { WorkspaceTrust } from "@agent-tools/node"
 
 const zodUrl = import.meta.resolve("zod")
 
@@ -65,8 +66,13 @@ export interface Workspace {
   readonly spillDir: string
 }
 
-/** A temp workspace with the custom tools, `extra` files and a config pointing at both. */
-export const workspace = (options: { readonly config?: Record<string, unknown>; readonly files?: Record<string, string> } = {}) =>
+/**
+ * A temp workspace with the custom tools, `extra` files and a config pointing at both, trusted by
+ * the user (the test's own config directory, see vitest.setup.ts) unless `trusted: false`.
+ */
+export const workspace = (
+  options: { readonly config?: Record<string, unknown>; readonly files?: Record<string, string>; readonly trusted?: boolean } = {}
+) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -81,6 +87,7 @@ export const workspace = (options: { readonly config?: Record<string, unknown>; 
       yield* fs.makeDirectory(path.dirname(path.join(dir, name)), { recursive: true })
       yield* fs.writeFileString(path.join(dir, name), content)
     }
+    if (options.trusted !== false) yield* WorkspaceTrust.trust(dir).pipe(Effect.orDie)
     return { dir, spillDir } satisfies Workspace
   })
 
@@ -173,9 +180,13 @@ export const spawnCli = (
  * Runs `agent-tools mcp` as a real process: sends `messages` (JSON-RPC), keeps stdin open until
  * a reply for every request id arrived, then closes stdin (the MCP way to end a session).
  */
-export const spawnMcp = (args: ReadonlyArray<string>, messages: ReadonlyArray<{ readonly id?: number }>) =>
+export const spawnMcp = (
+  args: ReadonlyArray<string>,
+  messages: ReadonlyArray<{ readonly id?: number }>,
+  options: { readonly env?: Record<string, string> } = {}
+) =>
   Effect.callback<Run>((resume) => {
-    const child = spawn(NODE, [SOURCE, BIN, "mcp", ...args], { cwd: root, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(NODE, [SOURCE, BIN, "mcp", ...args], { cwd: root, stdio: ["pipe", "pipe", "pipe"], env: options.env ?? process.env })
     const waiting = new Set(messages.flatMap((m) => m.id === undefined ? [] : [m.id]))
     let stdout = ""
     let stderr = ""

@@ -5,6 +5,13 @@
  * bytes (touch, formatter that changed nothing, coarse timestamps) never fails, and a rewrite that
  * keeps size and mtime but changes bytes is always caught. Size, lines and times are kept only to
  * explain a real change to the model.
+ *
+ * The bytes last read or written are kept for small files (within a memory budget), so an edit
+ * whose file changed elsewhere since the read can be re-based over that change (`base`).
+ *
+ * `withLock` serialises writers of a path within this process and, through an advisory lock file
+ * beside the path (`.<name>.agent-tools.lock`, created exclusively), across processes that use it
+ * too; a lock left by a process that died, or older than a minute, is taken over.
  */
 // node:crypto is pure computation here (no I/O): SHA-256 is native-speed and collision-free in
 // practice, unlike a JS FNV/xxhash, and Node, Bun and Deno all provide it.
@@ -18,6 +25,7 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 
 export interface Stamp {
@@ -71,7 +79,15 @@ export class FileTime extends Context.Service<FileTime, {
     path: string,
     content?: Uint8Array
   ) => Effect.Effect<void, FileNotReadError | FileModifiedError | PlatformError>
-  /** Runs `effect` holding the writer lock of `path` (one writer per real path at a time). */
+  /**
+   * The bytes of the session's last read or write of `path` (a copy), when they were kept: files
+   * up to `MAX_BASE_BYTES`, within the memory budget. Undefined otherwise.
+   */
+  readonly base: (sessionID: string, path: string) => Effect.Effect<Uint8Array | undefined>
+  /**
+   * Runs `effect` holding the writer lock of `path`: one writer per real path at a time in this
+   * process, and across processes through the advisory lock file beside it.
+   */
   readonly withLock: <A, E, R>(path: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("@agent-tools/core/FileTime") {}
 
@@ -81,13 +97,20 @@ export class FileTime extends Context.Service<FileTime, {
 export interface LayerOptions {
   /** Turns the staleness check off: `assert` always succeeds (reads and locks still work). */
   readonly disabled?: boolean | undefined
+  /**
+   * Whether a process is alive (a lock file's owner), on this machine. Default: signal 0 through
+   * the runtime's `process.kill`; where there is none, every owner counts as alive (age decides).
+   */
+  readonly processAlive?: ((pid: number) => boolean) | undefined
 }
 
-/** Our own write's record before it is stamped: when, and the very bytes written. */
+/** A read or our own write before it is stamped: when, and the very bytes read or written. */
 interface Written {
   readonly readAt: number
   readonly bytes: Uint8Array
   readonly release: ((content: Uint8Array) => void) | undefined
+  /** A read's mtime, kept for its stamp. */
+  readonly mtime?: number | undefined
 }
 
 /**
@@ -96,6 +119,35 @@ interface Written {
  * oldest writes are hashed and their bytes let go.
  */
 export const MAX_HELD_BYTES = 32 * 1024 * 1024
+
+/** Files up to this size keep the bytes of their last read, for re-basing an edit (`base`). */
+export const MAX_BASE_BYTES = 1024 * 1024
+
+/** A lock file older than this is taken over, whoever holds it: no write takes that long. */
+export const LOCK_STALE_MS = 60_000
+
+/** How the name of a lock file ends. */
+export const LOCK_SUFFIX = ".agent-tools.lock"
+
+/** The advisory lock file of `file`: a dotfile beside it. */
+export const lockFileOf = (path: Path.Path, file: string): string =>
+  path.join(path.dirname(file), `.${path.basename(file)}${LOCK_SUFFIX}`)
+
+interface ProcessHost {
+  readonly process?: { readonly pid?: number; readonly kill?: (pid: number, signal: number) => unknown }
+}
+const host = (globalThis as ProcessHost).process
+
+const defaultAlive = (pid: number): boolean => {
+  if (host?.kill === undefined) return true
+  try {
+    host.kill(pid, 0)
+    return true
+  } catch (e) {
+    // EPERM: it exists, under another user.
+    return (e as { code?: string }).code === "EPERM"
+  }
+}
 
 /** SHA-256 of the bytes, hex. */
 export const hash = (content: Uint8Array): string => createHash("sha256").update(content).digest("hex")
@@ -165,9 +217,23 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
   // stat before reading: a write landing between the two shows up as a hash change later.
   const stamp = Effect.fnUntraced(function*(key: string, content: Uint8Array | undefined) {
     const mtime = yield* mtimeOf(key)
-    const bytes = content ?? (yield* fs.readFile(key))
     const readAt = yield* Clock.currentTimeMillis
-    return { readAt, hash: hash(bytes), size: bytes.length, mtime, lines: countLines(bytes) } satisfies Stamp
+    if (content !== undefined) return { readAt, hash: hash(content), size: content.length, mtime, lines: countLines(content) } satisfies Stamp
+    // Read here: streamed through the hash, so a file of any size costs a chunk of memory.
+    const folded = yield* fs.stream(key).pipe(
+      Stream.runFold(
+        () => ({ digest: createHash("sha256"), size: 0, newlines: 0, last: -1 }),
+        (acc, chunk: Uint8Array) => {
+          acc.digest.update(chunk)
+          acc.size += chunk.length
+          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) acc.newlines++
+          if (chunk.length > 0) acc.last = chunk[chunk.length - 1]!
+          return acc
+        }
+      )
+    )
+    const lines = folded.size > 0 && folded.last !== 10 ? folded.newlines + 1 : folded.newlines
+    return { readAt, hash: folded.digest.digest("hex"), size: folded.size, mtime, lines } satisfies Stamp
   })
 
   // A written record's bytes are let go: once, and handed back to the writer.
@@ -177,11 +243,12 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
     record.release?.(record.bytes)
   }
 
+  const stampOf = ({ readAt, bytes, mtime }: Written): Stamp => ({ readAt, hash: hash(bytes), size: bytes.length, mtime, lines: countLines(bytes) })
+
   // A write's record as a stamp: hashed and counted now, put back in place of the bytes.
   const settle = (files: Map<string, Stamp | Written>, key: string, record: Stamp | Written): Stamp => {
     if (!("bytes" in record)) return record
-    const { readAt, bytes } = record
-    const settled: Stamp = { readAt, hash: hash(bytes), size: bytes.length, mtime: undefined, lines: countLines(bytes) }
+    const settled = stampOf(record)
     if (files.get(key) === record) files.set(key, settled)
     letGo(record)
     return settled
@@ -208,6 +275,12 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
   const read = Effect.fn("FileTime.read")(function*(sessionID: string, file: string, content?: Uint8Array) {
     const key = path.resolve(file)
     yield* Effect.annotateCurrentSpan({ sessionID, path: key })
+    if (content !== undefined && content.length <= MAX_BASE_BYTES) {
+      // Kept as bytes, like a write: an edit of a file changed elsewhere is re-based on them.
+      const mtime = yield* mtimeOf(key)
+      const readAt = yield* Clock.currentTimeMillis
+      return yield* store(sessionID, key, { readAt, bytes: content, release: undefined, mtime })
+    }
     yield* store(sessionID, key, yield* stamp(key, content))
   })
 
@@ -241,8 +314,9 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
     const record = lookUp(sessionID, key)
     if (record === undefined) return yield* new FileNotReadError({ path: key })
     if (content !== undefined && "bytes" in record && sameBytes(content, record.bytes)) return
-    const previous = settle(sessions.get(sessionID)!, key, record)
-    if (content !== undefined && hash(content) === previous.hash) return
+    // Kept bytes stay kept (an edit may be re-based on them): the stamp is made without settling.
+    const previous = "bytes" in record ? stampOf(record) : record
+    if (content !== undefined && !("bytes" in record) && hash(content) === previous.hash) return
     // The mtime only explains a change: it is looked up when there is one (or the bytes are read here).
     const mtime = yield* mtimeOf(key)
     const bytes = content ?? (yield* fs.readFile(key).pipe(
@@ -260,6 +334,50 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
     return yield* new FileModifiedError({ path: key, details: describeChange(previous, bytes.length, countLines(bytes), mtime) })
   })
 
+  const base = Effect.fn("FileTime.base")(function*(sessionID: string, file: string) {
+    const record = lookUp(sessionID, path.resolve(file))
+    return record !== undefined && "bytes" in record && record.bytes.length <= MAX_BASE_BYTES ? record.bytes.slice() : undefined
+  })
+
+  const alive = options.processAlive ?? defaultAlive
+  const owner = new TextEncoder().encode(`${host?.pid ?? 0}\n`)
+
+  // Whether the lock file at `lock` may be taken over: its owner is gone, or it is too old.
+  const abandoned = (lock: string) =>
+    Effect.gen(function*() {
+      const info = yield* fs.stat(lock)
+      const now = yield* Clock.currentTimeMillis
+      const mtime = Option.getOrUndefined(Option.map(info.mtime, (d) => d.getTime()))
+      if (mtime !== undefined && now - mtime > LOCK_STALE_MS) return true
+      const pid = Number.parseInt(new TextDecoder().decode(yield* fs.readFile(lock)), 10)
+      // An owner still writing its pid (empty file) or this very process is waited for.
+      return Number.isSafeInteger(pid) && pid > 0 && pid !== host?.pid && !alive(pid)
+    }).pipe(Effect.orElseSucceed(() => false))
+
+  /**
+   * Takes the lock file of `key`: created exclusively, retried while another process holds it
+   * (taken over once abandoned). Released by removing it. Where it cannot be created at all (no
+   * directory yet, no permission), the write goes ahead under the in-process lock only.
+   */
+  const lockFile = (key: string) => {
+    const lock = lockFileOf(path, key)
+    const attempt = (wait: number): Effect.Effect<boolean> =>
+      fs.writeFile(lock, owner, { flag: "wx" }).pipe(
+        Effect.as(true),
+        Effect.catch((e) => {
+          if (e.reason._tag !== "AlreadyExists") return Effect.succeed(false)
+          return Effect.flatMap(abandoned(lock), (gone) =>
+            gone
+              ? Effect.andThen(fs.remove(lock).pipe(Effect.ignore), attempt(wait))
+              : Effect.andThen(Effect.sleep(wait), attempt(Math.min(wait * 2, 100))))
+        })
+      )
+    return {
+      acquire: attempt(5),
+      release: (taken: boolean) => (taken ? fs.remove(lock).pipe(Effect.ignore) : Effect.void)
+    }
+  }
+
   const withLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.suspend(() => {
       const key = path.resolve(file)
@@ -267,7 +385,8 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
       if (entry === undefined) locks.set(key, entry = { semaphore: Semaphore.makeUnsafe(1), users: 0 })
       const held = entry
       held.users++ // counts holders and waiters; the entry goes when the last one leaves
-      return held.semaphore.withPermit(effect).pipe(
+      const { acquire, release } = lockFile(key)
+      return held.semaphore.withPermit(Effect.acquireUseRelease(acquire, () => effect, release)).pipe(
         Effect.ensuring(Effect.sync(() => {
           if (--held.users === 0 && locks.get(key) === held) locks.delete(key)
         }))
@@ -275,7 +394,7 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
     }).pipe(Effect.withSpan("FileTime.withLock", { attributes: { path: file } }))
 
   const lockCount = Effect.sync(() => locks.size)
-  return { service: FileTime.of({ read, recordWrite, get, assert, withLock }), lockCount }
+  return { service: FileTime.of({ read, recordWrite, get, assert, base, withLock }), lockCount }
 })
 
 /** FileTime with per-session stamps and per-path writer locks. Needs FileSystem and Path. */

@@ -5,6 +5,8 @@
  * Evaluation (see PermissionRules): the configured rules, then the ask's own `ruleset`, last match
  * wins. A pattern still at `ask` after that is allowed when one of the session's `always`
  * approvals matches it. Approvals only ever lift `ask` to `allow`: they never override a deny.
+ * A request marked `alwaysAsk` (a change to a protected control file) is asked even when a rule or
+ * an approval allows it; a deny rule still denies it.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -36,6 +38,11 @@ export interface AskInput {
   readonly tool?: { readonly name: string; readonly callID: string } | undefined
   /** Extra rules for this ask (e.g. the agent's), evaluated after the configured ones. */
   readonly ruleset?: Ruleset | undefined
+  /**
+   * Ask even when a rule or a session approval allows it (a deny still denies): for changes that
+   * no wildcard should approve in advance, such as a write to a protected control file.
+   */
+  readonly alwaysAsk?: boolean | undefined
 }
 
 /** One request of a prompt: an ask without the session and the tool, which the prompt carries. */
@@ -64,8 +71,11 @@ export interface Decision {
   readonly action: Action
   /** The rule that decided; undefined when no rule matched (the default is `ask`). */
   readonly rule: Rule | undefined
-  /** Where the rule came from: the configured rules, the ask's `ruleset`, or a session approval. */
-  readonly source?: "rules" | "ruleset" | "approval" | undefined
+  /**
+   * Where the rule came from: the configured rules, the ask's `ruleset`, or a session approval;
+   * `always-ask` when the request is always asked and `rule` (if any) would have allowed it.
+   */
+  readonly source?: "rules" | "ruleset" | "approval" | "always-ask" | undefined
 }
 
 export interface Explanation {
@@ -172,6 +182,11 @@ export const summarise = (
 }
 
 const describeRule = (d: Decision): string => {
+  if (d.source === "always-ask") {
+    return `always asked (a protected control file)${
+      d.rule === undefined ? "" : `; rule ${d.rule.permission} ${JSON.stringify(d.rule.pattern)} → ${d.rule.action} does not apply`
+    }`
+  }
   if (d.rule === undefined) return "no rule matched (default: ask)"
   const from = d.source === "approval"
     ? " (approved for this session)"
@@ -214,8 +229,13 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
         sessionID: string | undefined,
         permission: string,
         pattern: string,
-        extra: Ruleset | undefined
+        extra: Ruleset | undefined,
+        alwaysAsk = false
       ): Decision => {
+        if (alwaysAsk) {
+          const decided = decide(undefined, permission, pattern, extra)
+          return decided.action === "allow" ? { ...decided, action: "ask", source: "always-ask" } : decided
+        }
         const own = PermissionRules.evaluateWith(matching, permission, pattern, extra)
         const decided = own.rule !== undefined
           ? { ...own, source: "ruleset" as const }
@@ -230,7 +250,7 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
       }
 
       const explainItems = (sessionID: string, items: ReadonlyArray<Item>): Explanation => {
-        const decisions = items.flatMap((item) => item.patterns.map((p) => decide(sessionID, item.permission, p, item.ruleset)))
+        const decisions = items.flatMap((item) => item.patterns.map((p) => decide(sessionID, item.permission, p, item.ruleset, item.alwaysAsk === true)))
         return { action: combine(decisions), decisions }
       }
       const explainNow = (input: AskInput): Explanation => explainItems(input.sessionID, [input])

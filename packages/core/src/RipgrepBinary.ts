@@ -3,10 +3,17 @@
  *
  * Resolution, first usable wins (each candidate must answer `--version`):
  * 1. the configured path (`options.path`, else the `AGENT_TOOLS_RG_PATH` config value);
- * 2. `rg` in a directory of `PATH` (read through Effect `Config`, looked up with `FileSystem`);
+ * 2. `rg` in a directory of `PATH` (read through Effect `Config`, looked up with `FileSystem`),
+ *    skipping relative entries and directories inside `untrusted` (the workspace's
+ *    `node_modules/.bin` under `npx`: a command could plant an `rg` there);
  * 3. a previously downloaded binary in the cache directory;
  * 4. a download into that cache — not available in this build (no network client in core), so the
  *    step reports why and resolution ends with `RipgrepNotFoundError`, which says how to install rg.
+ *
+ * Every candidate, and the chosen binary again before each run, must pass `TrustedProgram.check`
+ * (a regular executable outside `untrusted`, owned by root or this user, not group/world-writable);
+ * a binary that fails it later fails the search instead of running. So do the `stat` and `xargs`
+ * the native mtimes run.
  *
  * Every `rg` run passes `--no-config` (a user's `RIPGREP_CONFIG_PATH` cannot change the output
  * format), `--no-require-git` (ignore files count outside a git repository too) and
@@ -25,6 +32,7 @@ import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import type { PlatformError } from "effect/PlatformError"
 import { cleanPath, countParser, parseJsonLine, parseStderrLine, patternError, records } from "./internal/ripgrep/output.ts"
 import * as Ripgrep from "./Ripgrep.ts"
+import * as TrustedProgram from "./TrustedProgram.ts"
 
 export interface Options {
   /** An rg binary to use; tried first (falls through to PATH when unusable). */
@@ -33,11 +41,18 @@ export interface Options {
   readonly cacheDir?: string | undefined
   /** Whether the download step may run (default true). */
   readonly download?: boolean | undefined
+  /**
+   * Directories sandboxed commands can write (the workspace first): an rg inside them is never
+   * run, and PATH entries inside them are skipped.
+   */
+  readonly untrusted?: ReadonlyArray<string> | undefined
 }
 
 export interface Binary {
   readonly path: string
   readonly version: string
+  /** The directories the binary is checked against before each run (`Options.untrusted`). */
+  readonly untrusted?: ReadonlyArray<string> | undefined
 }
 
 const KILL = { forceKillAfter: "500 millis" } as const
@@ -57,18 +72,23 @@ export const resolve = Effect.fn("RipgrepBinary.resolve")(function*(options: Opt
   const windows = path.sep === "\\"
   const names = windows ? ["rg.exe", "rg"] : ["rg"]
   const tried: Array<string> = []
+  const untrusted = options.untrusted ?? []
 
   const probe = (candidate: string): Effect.Effect<Binary, string> =>
-    spawner.string(ChildProcess.make(candidate, ["--version"], { stdin: "ignore", stderr: "ignore", ...KILL })).pipe(
+    TrustedProgram.check(candidate, untrusted).pipe(
+      Effect.mapError((e) => e.message),
+      Effect.provideService(FileSystem.FileSystem, fs),
+      Effect.provideService(Path.Path, path)
+    ).pipe(Effect.andThen(spawner.string(ChildProcess.make(candidate, ["--version"], { stdin: "ignore", stderr: "ignore", ...KILL })).pipe(
       Effect.timeout("10 seconds"),
       Effect.mapError((e) => (e._tag === "TimeoutError" ? "did not answer --version within 10 s" : e.message)),
       Effect.flatMap((out) => {
         const version = VERSION.exec(out)?.[1]
         return version === undefined
           ? Effect.fail(`not ripgrep (--version printed ${JSON.stringify(out.slice(0, 80))})`)
-          : Effect.succeed({ path: candidate, version })
+          : Effect.succeed({ path: candidate, version, untrusted })
       })
-    )
+    )))
   const isFile = (candidate: string) =>
     fs.stat(candidate).pipe(
       Effect.map((info) => info.type === "File"),
@@ -90,6 +110,8 @@ export const resolve = Effect.fn("RipgrepBinary.resolve")(function*(options: Opt
   const dirs = [...new Set(pathVar.split(windows ? ";" : ":").filter((d) => d !== ""))]
   let seen = 0
   for (const dir of dirs) {
+    // A relative entry (`.`, `node_modules/.bin`) names whatever directory rg is started from.
+    if (!path.isAbsolute(dir)) continue
     for (const name of names) {
       const candidate = path.resolve(dir, name)
       if (!(yield* isFile(candidate))) continue
@@ -183,12 +205,26 @@ const parseStatRecord = (record: string): Ripgrep.Mtime | undefined => {
   return Number.isFinite(seconds) ? { path: cleanPath(record.slice(tab + 1)), mtime: Math.floor(seconds * 1000) } : undefined
 }
 
+interface NativeTools {
+  readonly stat: string
+  readonly xargs: string
+}
+
+/** `stat` and `xargs` by absolute, trusted path (like rg, never from a directory the workspace owns). */
+const nativeTools = Effect.fnUntraced(function*(untrusted: ReadonlyArray<string>) {
+  const pathVar = (yield* optionalConfig("PATH")) ?? ""
+  const options = { path: pathVar.split(":"), untrusted }
+  const stat = yield* Effect.option(TrustedProgram.find(["stat"], options))
+  const xargs = yield* Effect.option(TrustedProgram.find(["xargs"], options))
+  return Option.isSome(stat) && Option.isSome(xargs) ? { stat: stat.value, xargs: xargs.value } : undefined
+})
+
 /** Whether a GNU `stat` with sub-second `%.9Y` and an `xargs -0` are available. */
-const detectNativeStat = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"]) =>
-  spawner.string(ChildProcess.make("stat", ["--printf", "%.9Y", "/"], { stdin: "ignore", stderr: "ignore", ...KILL })).pipe(
+const detectNativeStat = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], tools: NativeTools) =>
+  spawner.string(ChildProcess.make(tools.stat, ["--printf", "%.9Y", "/"], { stdin: "ignore", stderr: "ignore", ...KILL })).pipe(
     Effect.flatMap((out) =>
       /^\d+\.\d{9}$/.test(out.trim())
-        ? spawner.exitCode(ChildProcess.make("xargs", ["-0", "true"], { stdin: "ignore", stdout: "ignore", stderr: "ignore", ...KILL }))
+        ? spawner.exitCode(ChildProcess.make(tools.xargs, ["-0", "true"], { stdin: "ignore", stdout: "ignore", stderr: "ignore", ...KILL }))
           .pipe(Effect.map((code) => code === 0))
         : Effect.succeed(false)
     ),
@@ -202,13 +238,21 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
-  const nativeStat = statBatch === undefined && (yield* detectNativeStat(spawner))
+  const tools = statBatch === undefined ? yield* nativeTools(binary.untrusted ?? []) : undefined
+  const nativeStat = tools !== undefined && (yield* detectNativeStat(spawner, tools))
 
   const toError = (e: PlatformError) => new Ripgrep.RipgrepError({ message: `rg: ${e.message}` })
+  // The binary was trusted when it was found; it must still be before each run.
+  const verify = TrustedProgram.check(binary.path, binary.untrusted ?? []).pipe(
+    Effect.mapError((e) => new Ripgrep.RipgrepError({ message: `rg: ${e.message}` })),
+    Effect.provideService(FileSystem.FileSystem, fs),
+    Effect.provideService(Path.Path, path)
+  )
 
   const run = <A extends Ripgrep.FileEntry | Ripgrep.Match | Ripgrep.Count>(spec: RunSpec<A>): Stream.Stream<A | Ripgrep.Skipped, Ripgrep.Error> =>
     Ripgrep.takeResults(Stream.unwrap(Effect.gen(function*() {
       yield* Ripgrep.checkDirectory(fs, spec.cwd)
+      yield* verify
       const handle = yield* spawner.spawn(ChildProcess.make(binary.path, spec.args, {
         cwd: spec.cwd,
         stdin: "ignore",
@@ -285,7 +329,7 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
       const input = Stream.ignore(paths.pipe(Stream.tapError((error) => Effect.sync(() => void (failure = { error }))))).pipe(
         Stream.mapArray((chunk) => [encoder.encode(chunk.map((p) => `./${p}\0`).join(""))] as const)
       )
-      const handle = yield* spawner.spawn(ChildProcess.make("xargs", ["-0", "-n", "4096", "stat", "--printf", "%.9Y\\t%n\\0", "--"], {
+      const handle = yield* spawner.spawn(ChildProcess.make(tools!.xargs, ["-0", "-n", "4096", tools!.stat, "--printf", "%.9Y\\t%n\\0", "--"], {
         cwd,
         stdin: input,
         stderr: "ignore",

@@ -5,9 +5,10 @@
  * Static analysis of a command decides what to *ask*; the sandbox decides what the command *can
  * reach*, so a path the analysis missed (a symlink made mid-script, an interpreter's code string,
  * `eval`) still cannot be read or written. Per call, the tool hands over a `Policy` (the workspace,
- * the paths the user approved for this call) and the program it would spawn; `wrap` returns the
- * program to spawn instead, valid while the scope it runs in is open (per-call resources such as a
- * private temp directory are released when it closes).
+ * the paths the user approved for this call, who decides the hosts it connects to) and the
+ * program it would spawn; `wrap` returns the program to spawn instead, valid while the scope it
+ * runs in is open (per-call resources such as a private temp directory or the network proxy are
+ * released when it closes).
  *
  * Implementations: `unsandboxed(reason)` here (runs the program as is, and says why), the
  * bubblewrap layer in `@agent-tools/node` (Linux), and a recording twin in `@agent-tools/testing`.
@@ -18,8 +19,27 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as SandboxEnv from "./SandboxEnv.ts"
 
-export type Network = "allow" | "deny"
+/**
+ * What network a call has:
+ * - `proxy`: its own network namespace (only its own loopback) and outbound HTTP(S) through a
+ *   proxy the host runs, which asks the policy's `authorize` for every host;
+ * - `allow`: the host's network, as any program outside the sandbox has it;
+ * - `deny`: its own empty network namespace, nothing outside it reachable.
+ */
+export type Network = "proxy" | "allow" | "deny"
+
+/**
+ * The answer for one host a call connects to through the proxy. `privateAddresses`: the host may
+ * resolve to loopback, private or link-local addresses (otherwise those are refused after DNS).
+ */
+export type Access =
+  | { readonly _tag: "allow"; readonly privateAddresses: boolean }
+  | { readonly _tag: "deny"; readonly reason: string }
+
+/** Decides, while the call runs, whether it may connect to `host` (lower case, no brackets) at `port`. */
+export type Authorize = (host: string, port: number) => Effect.Effect<Access>
 
 /**
  * How much of the file system outside the workspace a call sees:
@@ -42,12 +62,32 @@ export interface Policy {
   readonly outside: Outside
   /** Network access; the layer's configured default when absent. */
   readonly network?: Network | undefined
+  /**
+   * Under `proxy`: who decides each host the call connects to (the bash tool asks the permission
+   * service). Absent: every host is refused.
+   */
+  readonly authorize?: Authorize | undefined
 }
 
 /** A program and its arguments, as spawned. */
 export interface Command {
   readonly command: string
   readonly args: ReadonlyArray<string>
+  /**
+   * Given to `wrap`: the variables the caller sets. Returned by `wrap`: the program's whole
+   * environment (spawn it with nothing else inherited), the host's passed variables included
+   * (`SandboxEnv`). Absent: the spawner's own environment.
+   */
+  readonly env?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * What `wrap` returns: the program to spawn, and whether it is the sandbox (true only when this
+ * command is the confining wrapper itself, so a result can say `sandboxed` of the very process
+ * that ran, never of a status read earlier).
+ */
+export interface Wrapped extends Command {
+  readonly sandboxed: boolean
 }
 
 export type Status =
@@ -60,6 +100,8 @@ export type Status =
     readonly readable: ReadonlyArray<string>
     /** What every call may write besides the policy's paths. */
     readonly writable: ReadonlyArray<string>
+    /** What this sandbox cannot enforce on this host, in sentences (absent: everything it offers holds). */
+    readonly unenforced?: ReadonlyArray<string> | undefined
   }
   | {
     readonly sandboxed: false
@@ -84,14 +126,22 @@ export interface Service {
    */
   readonly status: Effect.Effect<Status>
   /**
-   * The program to spawn instead of `command`, confined to `policy`. Without a sandbox: `command`
-   * itself, or a `SandboxError` (`unavailable`) when the mode requires one.
+   * The program to spawn instead of `command`, confined to `policy`, with its whole environment
+   * and `sandboxed: true`. Without a sandbox: `command` itself with the same environment and
+   * `sandboxed: false`, or a `SandboxError` (`unavailable`) when the mode requires one. A result's
+   * `sandboxed` is this flag of the wrap that was spawned.
    */
-  readonly wrap: (command: Command, policy: Policy) => Effect.Effect<Command, SandboxError, Scope.Scope>
+  readonly wrap: (command: Command, policy: Policy) => Effect.Effect<Wrapped, SandboxError, Scope.Scope>
 }
 
-/** Runs commands unconfined; `status` carries the reason. With `required`, `wrap` refuses instead. */
-export const unsandboxed = (reason: string, options: { readonly required?: boolean | undefined } = {}): Service => {
+/**
+ * Runs commands unconfined; `status` carries the reason. With `required`, `wrap` refuses instead.
+ * The environment is the same a sandbox passes (`SandboxEnv`, plus the names in `env`).
+ */
+export const unsandboxed = (
+  reason: string,
+  options: { readonly required?: boolean | undefined; readonly env?: ReadonlyArray<string> | undefined } = {}
+): Service => {
   const required = options.required === true
   return {
     status: Effect.succeed({ sandboxed: false, reason, required }),
@@ -103,7 +153,7 @@ export const unsandboxed = (reason: string, options: { readonly required?: boole
             message: `sandbox.mode is "required" but no sandbox can run here: ${reason}`
           })
         )
-        : Effect.succeed(command)
+        : Effect.map(SandboxEnv.environment(options.env ?? [], command.env), (env) => ({ ...command, env, sandboxed: false }))
   }
 }
 

@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import {
@@ -120,6 +121,14 @@ export interface Options {
    */
   readonly maxBytes?: number | undefined
   /**
+   * Cap on all spills of the store together (with `workspace`: of that workspace's), in bytes.
+   * Default 10 GiB. When committing a spill would take the committed spills past it, the oldest
+   * (by mtime) are deleted first until it fits; the spill being committed and those still being
+   * written are never deleted. One spill keeps at most this many bytes of output (it lowers
+   * `maxBytes`). The file and memory stores enforce it.
+   */
+  readonly maxTotalBytes?: number | undefined
+  /**
    * The workspace root whose spills this store holds. Spills then live in a private subdirectory
    * (see `workspaceDirectoryName`, taken of the root's real path), so one workspace's read and grep
    * exemption never reaches another's outputs. Without it, spills live directly in the store's root.
@@ -131,6 +140,7 @@ export { isSpillName, workspaceDirectoryName }
 
 export const DEFAULT_RETENTION_DAYS = 7
 export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024 * 1024
+export const DEFAULT_MAX_TOTAL_BYTES = 10 * 1024 * 1024 * 1024
 const DAY_MS = 24 * 60 * 60 * 1000
 /** A temp file untouched for this long belongs to a writer that died. */
 const TEMP_MAX_AGE_MS = HOUR_MS
@@ -146,10 +156,37 @@ const COALESCE = 256 * 1024
 
 const spillError = (message: string) => (cause: unknown) => new SpillError({ message: `${message}: ${String(cause)}`, cause })
 
-const settings = (options: Options) => ({
-  retentionMs: (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS,
-  maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES
-})
+const settings = (options: Options) => {
+  const maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES
+  return {
+    retentionMs: (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * DAY_MS,
+    maxBytes: Math.min(options.maxBytes ?? DEFAULT_MAX_BYTES, maxTotalBytes),
+    maxTotalBytes
+  }
+}
+
+/**
+ * The spills to delete, oldest first (by mtime, then name), so that `incoming` more bytes fit
+ * under `cap` beside the rest; `keep` are never chosen.
+ */
+export const evictions = (
+  entries: ReadonlyArray<SpillEntry>,
+  incoming: number,
+  cap: number,
+  keep: (path: string) => boolean = () => false
+): ReadonlyArray<SpillEntry> => {
+  let total = incoming + entries.reduce((n, e) => n + e.size, 0)
+  if (total <= cap) return []
+  const chosen: Array<SpillEntry> = []
+  const oldest = [...entries].sort((a, b) => a.mtime - b.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  for (const entry of oldest) {
+    if (total <= cap) break
+    if (keep(entry.path)) continue
+    chosen.push(entry)
+    total -= entry.size
+  }
+  return chosen
+}
 
 /** The error every store gives for a spill path that names nothing (any more). */
 export const expired = (p: string) =>
@@ -166,7 +203,9 @@ export const notOurs = (p: string) => new SpillError({ message: `${p} is not a s
  * and renamed on commit, so a reader never sees a partial spill; a writer whose scope closes before
  * commit removes its temp. Cleanup deletes only regular files named exactly like a spill older
  * than the retention by mtime, and temps older than an hour — in the spill directory, and with
- * `workspace` also those left directly in `dir` by stores without one.
+ * `workspace` also those left directly in `dir` by stores without one. Each commit first makes room
+ * under `maxTotalBytes` by deleting the oldest committed spills of the directory (commits of this
+ * store one at a time; another process's spills in the same directory count too).
  */
 export const layer = (
   options: Options & {
@@ -189,7 +228,7 @@ export const layer = (
         ? undefined
         : yield* fs.realPath(workspace).pipe(Effect.orElseSucceed(() => workspace))
       const dir = realWorkspace === undefined ? root : path.join(root, yield* workspaceDirectoryName(realWorkspace))
-      const { maxBytes, retentionMs } = settings(options)
+      const { maxBytes, maxTotalBytes, retentionMs } = settings(options)
       const nextName = makeNamer()
       const owns = (p: string) => {
         const resolved = path.resolve(p)
@@ -214,6 +253,23 @@ export const layer = (
         }
         return entries as ReadonlyArray<SpillEntry>
       }).pipe(Effect.withSpan("SpillStorage.list"))
+
+      // Spills still being written in the background, by name: `ready` waits for them, and the total cap never deletes them.
+      const pending = new Map<string, Deferred.Deferred<void>>()
+      // Commits take turns, so two of them never both count the same free room.
+      const commits = Semaphore.makeUnsafe(1)
+      /** Deletes the oldest spills until `incoming` more bytes fit under the total cap; a failure only warns. */
+      const makeRoom = (incoming: number) =>
+        Effect.gen(function*() {
+          const evicted = evictions(yield* list, incoming, maxTotalBytes, (p) => pending.has(path.basename(p)))
+          for (const entry of evicted) yield* Effect.ignore(fs.remove(entry.path))
+        }).pipe(
+          Effect.catch((e) => Effect.logWarning("making room under the spill store's total cap failed", e.message)),
+          Effect.withSpan("SpillStorage.makeRoom")
+        )
+      /** Makes room for a spill of `size` bytes, then renames its temp into place. */
+      const place = (temp: string, final: string, size: number) =>
+        commits.withPermit(Effect.andThen(makeRoom(size), rename(temp, final)))
 
       const cleanupIn = Effect.fnUntraced(function*(d: string, now: number) {
         let deleted = 0
@@ -283,6 +339,7 @@ export const layer = (
         const fileScope = yield* Scope.fork(yield* Effect.scope)
         const file = yield* inDir(temp, fs.open(temp, { flag: "wx", mode: FILE_MODE }).pipe(Scope.provide(fileScope)))
         const cap = makeCap(maxBytes)
+        let size = 0
         let gathered: Array<Uint8Array> = []
         let gatheredBytes = 0
         const flush = Effect.suspend(() => {
@@ -295,6 +352,7 @@ export const layer = (
         // Big chunks are written as they come; small ones are copied and gathered (callers may reuse buffers).
         const put = (chunks: Array<Uint8Array>) =>
           Effect.forEach(chunks, (c) => {
+            size += c.length
             if (gatheredBytes + c.length < COALESCE) {
               gathered.push(c.slice())
               gatheredBytes += c.length
@@ -309,7 +367,7 @@ export const layer = (
             yield* put(cap.end())
             yield* flush
             yield* Scope.close(fileScope, Exit.void)
-            yield* rename(temp, final)
+            yield* place(temp, final, size)
             committed = true
             return final
           })
@@ -336,7 +394,8 @@ export const layer = (
             committed ? Effect.succeed(final) : Effect.gen(function*() {
               if (trailer !== undefined) yield* append(trailer)
               yield* Scope.close(fileScope, Exit.void)
-              yield* rename(temp, final)
+              const written = yield* fs.stat(temp).pipe(Effect.map((info) => Number(info.size)), Effect.mapError(failed("inspect")))
+              yield* place(temp, final, written)
               committed = true
               return final
             })
@@ -348,7 +407,7 @@ export const layer = (
       const writeSmall = Effect.fnUntraced(function*({ final, temp }: { readonly final: string; readonly temp: string }, data: Uint8Array) {
         yield* firstUse
         yield* inDir(temp, fs.writeFile(temp, data, { flag: "wx", mode: FILE_MODE })).pipe(
-          Effect.andThen(rename(temp, final)),
+          Effect.andThen(place(temp, final, data.length)),
           Effect.onError(() => Effect.ignore(fs.remove(temp, { force: true })))
         )
         return final
@@ -368,8 +427,6 @@ export const layer = (
         return yield* writeAs(yield* spillNames, content)
       })
 
-      // Spills still being written in the background, by name: `ready` waits for them.
-      const pending = new Map<string, Deferred.Deferred<void>>()
       const layerScope = yield* Effect.scope
       const writeInBackground = Effect.fn("SpillStorage.writeInBackground")(function*(content: string | Uint8Array) {
         const names = yield* spillNames
@@ -423,14 +480,14 @@ const MEMORY_ROOT = "memory://spill/"
 /**
  * Spills kept in memory under `memory://spill/tool_…` (with `workspace`:
  * `memory://spill/<workspace directory name>/tool_…`, the root taken as given), with the same
- * naming, cap, commit and retention semantics (age by `Clock` time). For tests and for runtimes
- * without a disk.
+ * naming, caps (`maxBytes`, `maxTotalBytes`), commit and retention semantics (age by `Clock`
+ * time). For tests and for runtimes without a disk.
  */
 export const layerMemory = (options: Options = {}): Layer.Layer<SpillStorage> =>
   Layer.effect(
     SpillStorage,
     Effect.gen(function*() {
-      const { maxBytes, retentionMs } = settings(options)
+      const { maxBytes, maxTotalBytes, retentionMs } = settings(options)
       const store = new Map<string, { readonly data: Uint8Array; readonly mtime: number }>()
       const nextName = makeNamer()
       const root = options.workspace === undefined
@@ -438,13 +495,13 @@ export const layerMemory = (options: Options = {}): Layer.Layer<SpillStorage> =>
         : `${MEMORY_ROOT}${yield* workspaceDirectoryName(options.workspace)}/`
       const owns = (p: string) => p.startsWith(root) && isSpillName(p.slice(root.length))
 
-      const list = Effect.sync((): ReadonlyArray<SpillEntry> =>
+      const entriesOf = (): ReadonlyArray<SpillEntry> =>
         [...store].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([p, e]) => ({
           path: p,
           size: e.data.length,
           mtime: e.mtime
         }))
-      ).pipe(Effect.withSpan("SpillStorage.list"))
+      const list = Effect.sync(entriesOf).pipe(Effect.withSpan("SpillStorage.list"))
 
       const cleanup = Effect.map(Clock.currentTimeMillis, (now) => {
         let deleted = 0
@@ -474,7 +531,11 @@ export const layerMemory = (options: Options = {}): Layer.Layer<SpillStorage> =>
           const data = concat(chunks, chunks.reduce((n, c) => n + c.length, 0))
           chunks.length = 0
           committed = true
-          return Effect.map(Clock.currentTimeMillis, (mtime) => (store.set(final, { data, mtime }), final))
+          return Effect.map(Clock.currentTimeMillis, (mtime) => {
+            for (const entry of evictions(entriesOf(), data.length, maxTotalBytes)) store.delete(entry.path)
+            store.set(final, { data, mtime })
+            return final
+          })
         }).pipe(Effect.withSpan("SpillStorage.commit"))
         return { write, commit } satisfies SpillWriter
       }).pipe(Effect.withSpan("SpillStorage.writer"))

@@ -2,6 +2,11 @@
  * Runs a sub-agent for the task tool. The library ships no model loop: a runtime provides one
  * (its own agent loop; the MCP server's runs on the client's model through sampling; the test kit's
  * is scripted). Without one (`layerNone`), the task tool is not offered.
+ *
+ * A runner gives each tool call of a sub-agent a context with the request's `depth` and the ids
+ * of the tools the sub-agent was given (`Tool.Context.depth`, `.tools`): the registry then refuses
+ * the tools left out of its list by name, and the task tool refuses to nest deeper than
+ * `MAX_DEPTH`, whatever tools an agent lists.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -14,7 +19,18 @@ export interface Agent {
   readonly description: string
 }
 
+/**
+ * How deep sub-agents may nest: a task started by a sub-agent at this depth is refused. Each
+ * level is a whole model loop, so a deeper chain mostly multiplies cost and hides what went wrong.
+ */
+export const MAX_DEPTH = 3
+
 export interface Request {
+  /**
+   * The depth the sub-agent runs at (the caller's depth + 1): the `depth` of the contexts the
+   * runner gives its tool calls.
+   */
+  readonly depth: number
   /** The calling session. */
   readonly sessionID: string
   readonly callID: string

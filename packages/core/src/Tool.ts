@@ -51,6 +51,18 @@ export interface Context {
   ) => Effect.Effect<void, Permission.PermissionRejectedError | Permission.PermissionDeniedError>
   /** Per-call truncation overrides (the highest precedence). */
   readonly truncation?: Truncate.Options | undefined
+  /**
+   * How many sub-agents deep the call is made: 0 (or absent) for the agent the user talks to, 1
+   * for a tool call of a sub-agent that agent started, and so on. The task tool refuses to start
+   * a sub-agent at `SubagentRunner.MAX_DEPTH`.
+   */
+  readonly depth?: number | undefined
+  /**
+   * The ids of the tools the caller was given (a sub-agent's tool list): the registry refuses a
+   * call to any other tool by name, even one it would offer the agent. Undefined: every tool the
+   * registry offers the agent.
+   */
+  readonly tools?: ReadonlyArray<string> | undefined
 }
 
 export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
@@ -286,6 +298,8 @@ export const makeContext = Effect.fnUntraced(function*(options: {
   readonly ruleset?: Permission.Ruleset | undefined
   /** The tool name reported with permission requests. */
   readonly tool?: string | undefined
+  readonly depth?: number | undefined
+  readonly tools?: ReadonlyArray<string> | undefined
 }) {
   const permission = yield* Permission.Permission
   const callID = options.callID ?? newCallID()
@@ -306,7 +320,9 @@ export const makeContext = Effect.fnUntraced(function*(options: {
         tool,
         requests: inputs.map((input) => ({ ...input, ruleset: rulesetOf(input) }))
       }),
-    truncation: options.truncation
+    truncation: options.truncation,
+    ...(options.depth === undefined ? {} : { depth: options.depth }),
+    ...(options.tools === undefined ? {} : { tools: options.tools })
   }
   return context
 })

@@ -324,6 +324,18 @@ export const make = Effect.fnUntraced(function*<R>(
         reason === undefined ? Effect.succeed(tool) : Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason }))))
   }
 
+  // A caller with a tool list of its own (a sub-agent) reaches only those tools, by any name.
+  const given = (tool: Tool.Built, ctx: Tool.Context): Effect.Effect<Tool.Built, ToolUnavailableError> =>
+    ctx.tools === undefined || ctx.tools.includes(tool.id)
+      ? Effect.succeed(tool)
+      : Effect.fail(
+        new ToolUnavailableError({
+          tool: tool.id,
+          agent: ctx.agent,
+          reason: `it is not among the tools this agent was given (${ctx.tools.join(", ") || "none"})`
+        })
+      )
+
   const abortable = <A, E>(effect: Effect.Effect<A, E>, tool: string, signal: AbortSignal) =>
     signal.aborted
       ? Effect.fail(new Tool.ToolError({ tool, message: "The tool call was aborted before it started." }))
@@ -344,7 +356,7 @@ export const make = Effect.fnUntraced(function*<R>(
     ctx: Tool.Context,
     options: ExecuteOptions = {}
   ) {
-    const tool = yield* lookup(id, ctx.agent)
+    const tool = yield* lookup(id, ctx.agent).pipe(Effect.flatMap((tool) => given(tool, ctx)))
     yield* Effect.annotateCurrentSpan({ "tool.name": tool.id, "tool.call_id": ctx.callID, "session.id": ctx.sessionID })
     yield* events.publish({ _tag: "ToolStarted", tool: tool.id, sessionID: ctx.sessionID, callID: ctx.callID })
     const started = yield* Clock.currentTimeMillis

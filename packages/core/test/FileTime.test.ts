@@ -270,6 +270,53 @@ describe("FileTime.withLock", () => {
     }))
 })
 
+describe("FileTime.base and the lock file", () => {
+  const built = (processAlive: (pid: number) => boolean = () => true) =>
+    FileTime.make({ processAlive })
+
+  it.effect("the bytes of the last read are kept for a small file, and stay kept when it changed since", () =>
+    Effect.gen(function*() {
+      const { service: ft } = yield* built()
+      const fs = yield* FileSystem.FileSystem
+      assert.isUndefined(yield* ft.base("s1", "/ws/a.txt"))
+      yield* ft.read("s1", "/ws/a.txt", enc("line one\nline two\n"))
+      yield* fs.writeFileString("/ws/a.txt", "line one\nline 2\n")
+      const error = yield* Effect.flip(ft.assert("s1", "/ws/a.txt", enc("line one\nline 2\n")))
+      assert.strictEqual(error._tag, "FileModifiedError")
+      assert.deepStrictEqual(yield* ft.base("s1", "/ws/a.txt"), enc("line one\nline two\n"))
+      // A file over the limit keeps only its hash.
+      yield* ft.read("s1", "/ws/a.txt", new Uint8Array(FileTime.MAX_BASE_BYTES + 1))
+      assert.isUndefined(yield* ft.base("s1", "/ws/a.txt"))
+    }).pipe(Effect.provide(memory())))
+
+  it.effect("withLock holds `.<name>.agent-tools.lock` beside the file and removes it after, failure or not", () =>
+    Effect.gen(function*() {
+      const { service: ft } = yield* built()
+      const fs = yield* FileSystem.FileSystem
+      const seen = yield* ft.withLock("/ws/a.txt", fs.readFileString("/ws/.a.txt.agent-tools.lock"))
+      assert.strictEqual(seen, `${process.pid}\n`)
+      assert.isFalse(yield* fs.exists("/ws/.a.txt.agent-tools.lock"))
+      yield* Effect.flip(ft.withLock("/ws/a.txt", Effect.fail("boom")))
+      assert.isFalse(yield* fs.exists("/ws/.a.txt.agent-tools.lock"))
+    }).pipe(Effect.provide(memory())))
+
+  it.effect("a lock file of a live process is waited for; one of a dead process is taken over", () =>
+    Effect.gen(function*() {
+      const alive = new Set([4242])
+      const { service: ft } = yield* built((pid) => alive.has(pid))
+      const fs = yield* FileSystem.FileSystem
+      yield* fs.writeFileString("/ws/.a.txt.agent-tools.lock", "4242\n")
+      const waiting = yield* Effect.forkChild(ft.withLock("/ws/a.txt", Effect.succeed("mine")))
+      yield* TestClock.adjust("1 second")
+      assert.isUndefined(waiting.pollUnsafe())
+      // The other process ends without removing its lock: it is taken over.
+      alive.delete(4242)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(yield* Fiber.join(waiting), "mine")
+      assert.isFalse(yield* fs.exists("/ws/.a.txt.agent-tools.lock"))
+    }).pipe(Effect.provide(memory())))
+})
+
 describe("FileTime on a real file system", () => {
   const Real = FileTime.layer().pipe(Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)))
 

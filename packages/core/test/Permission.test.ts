@@ -449,3 +449,32 @@ describe("Permission.askAll", () => {
       expect(error.feedback).not.toContain(`"git status" needs`)
     }).pipe(provide({ rules, unattended: "reject" })))
 })
+
+describe("Permission alwaysAsk", () => {
+  const editAllowed: Ruleset = [
+    { permission: "*", pattern: "*", action: "allow" },
+    { permission: "edit", pattern: "*", action: "allow" },
+    { permission: "edit", pattern: "secret/*", action: "deny" }
+  ]
+
+  it.effect("asks even when a rule or an approval allows; a deny still denies", () =>
+    Effect.gen(function*() {
+      const permission = yield* Permission.Permission
+      const guarded = { sessionID: "s", permission: "edit", patterns: [".git/config"], always: [], alwaysAsk: true }
+      const explained = yield* permission.explain(guarded)
+      assert.strictEqual(explained.action, "ask")
+      assert.strictEqual(explained.decisions[0]?.source, "always-ask")
+      assert.include(Permission.explainText(explained), "always asked (a protected control file); rule edit \"*\" → allow does not apply")
+      const plain = yield* permission.explain({ ...guarded, alwaysAsk: undefined })
+      assert.strictEqual(plain.action, "allow")
+      const denied = yield* permission.explain({ ...guarded, patterns: ["secret/x"] })
+      assert.strictEqual(denied.action, "deny")
+
+      // An "always" reply to another edit approves it for the session, never the protected one.
+      const fiber = yield* askInBackground({ sessionID: "s", permission: "edit", patterns: [".git/config"], always: ["*"], alwaysAsk: true })
+      const [request] = yield* pendingAtLeast(1)
+      yield* permission.reply({ requestID: request!.id, reply: "always" })
+      yield* Fiber.join(fiber)
+      assert.strictEqual((yield* permission.explain(guarded)).action, "ask")
+    }).pipe(provide({ rules: editAllowed })))
+})

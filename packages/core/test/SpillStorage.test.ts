@@ -18,7 +18,7 @@ const withSpill = <A, E>(
     spill: SpillStorage.SpillStorage["Service"],
     env: { readonly dir: string; readonly fs: FileSystem.FileSystem; readonly path: Path.Path }
   ) => Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>,
-  options: SpillStorage.Options = {}
+  options: SpillStorage.Options & { readonly direct?: boolean } = {}
 ) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -115,6 +115,45 @@ describe("SpillStorage.layer (file system)", () => {
         assert.isTrue(yield* fs.exists(outside))
         assert.deepStrictEqual((yield* spill.list).map((e) => e.path), [fresh, almost].sort())
       })))
+
+  it.live("a total cap: the oldest spills are deleted to make room; one still being written is never touched", () =>
+    withSpill((spill, { dir, fs, path }) =>
+      Effect.gen(function*() {
+        assert.strictEqual(spill.maxBytes, 100, "one spill is at most the total cap")
+        const now = Date.now()
+        const age = (p: string, ms: number) => fs.utimes(p, new Date(now - ms), new Date(now - ms))
+        const a = yield* spill.write("a".repeat(40))
+        const b = yield* spill.write("b".repeat(40))
+        yield* age(a, 3000)
+        yield* age(b, 2000)
+        const c = yield* spill.write("c".repeat(40))
+        assert.deepStrictEqual((yield* spill.list).map((e) => e.path), [b, c])
+        yield* age(c, 1000)
+        yield* Effect.scoped(Effect.gen(function*() {
+          // A spill being written (a temp) while others commit: not counted, never deleted.
+          const open = yield* spill.writer
+          yield* open.write(utf8("w".repeat(30)))
+          const d = yield* spill.write("d".repeat(90))
+          assert.deepStrictEqual((yield* spill.list).map((e) => e.path), [d])
+          yield* age(d, 500)
+          const w = yield* open.commit
+          assert.strictEqual(yield* fs.readFileString(w), "w".repeat(30))
+          // 90 + 30 is over 100: the older d makes room for the spill being committed
+          assert.deepStrictEqual((yield* spill.list).map((e) => [e.path, e.size]), [[w, 30]])
+        }))
+        // A process writing straight into its spill: its size counts at commit.
+        const e = yield* Effect.scoped(Effect.gen(function*() {
+          const direct = yield* spill.direct!
+          yield* direct.append(utf8("e".repeat(80)))
+          return yield* direct.commit()
+        }))
+        assert.deepStrictEqual((yield* spill.list).map((x) => [x.path, x.size]), [[e, 80]])
+        // Nothing but spills is ever deleted to make room.
+        const notes = path.join(dir, "notes.txt")
+        yield* fs.writeFileString(notes, "n".repeat(500))
+        yield* spill.write("f".repeat(60))
+        assert.isTrue(yield* fs.exists(notes))
+      }), { maxTotalBytes: 100, direct: true }))
 
   it.effect("spill files are 0600 in a directory made 0700; an existing directory open to others is tightened", () =>
     withSpill((spill, { dir, fs, path }) =>

@@ -62,6 +62,24 @@ describe("SpillStorage.layerMemory", () => {
       assert.isFalse(a.owns(`${a.p}/x`))
     }))
 
+  it.effect("a total cap: committing deletes the oldest spills until the new one fits", () =>
+    withMemory((spill) =>
+      Effect.gen(function*() {
+        const a = yield* spill.write("a".repeat(40))
+        yield* TestClock.adjust("1 second")
+        const b = yield* spill.write("b".repeat(40))
+        yield* TestClock.adjust("1 second")
+        const c = yield* spill.write("c".repeat(40))
+        assert.deepStrictEqual((yield* spill.list).map((e) => e.path), [b, c])
+        const d = yield* spill.write("d".repeat(90))
+        assert.deepStrictEqual((yield* spill.list).map((e) => e.path), [d])
+        assert.notStrictEqual(a, d)
+        // one spill keeps at most the total cap of output
+        const e = yield* spill.write("e".repeat(150))
+        assert.deepStrictEqual((yield* spill.list).map((x) => x.path), [e])
+        assert.match(new TextDecoder().decode(yield* readSpill(spill, e)), /^e{100}\n\[spill truncated at 100 bytes\]/)
+      }), { maxTotalBytes: 100 }))
+
   it.effect("retention is configurable", () =>
     withMemory((spill) =>
       Effect.gen(function*() {

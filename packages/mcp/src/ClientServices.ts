@@ -28,8 +28,17 @@ export interface Attachment {
   readonly registry: ToolRegistry.ToolRegistry["Service"]
   readonly agent: string
   readonly model: string | undefined
-  /** A call context for a tool the sub-agent calls (permission asks go to the server's session). */
-  readonly context: (options: { readonly callID: string; readonly tool: string; readonly abort: AbortSignal }) => Effect.Effect<Tool.Context>
+  /**
+   * A call context for a tool the sub-agent calls (permission asks go to the server's session),
+   * at the sub-agent's depth and limited to the tools it was given.
+   */
+  readonly context: (options: {
+    readonly callID: string
+    readonly tool: string
+    readonly abort: AbortSignal
+    readonly depth: number
+    readonly tools: ReadonlyArray<string>
+  }) => Effect.Effect<Tool.Context>
   /** The MCP request a call serves, so requests made for it are sent as part of it. */
   readonly requestOf: (callID: string) => RequestId | undefined
   readonly elicitationTimeout: number

@@ -1,9 +1,11 @@
 /**
  * The permission prompt as an MCP elicitation (the contract): a form with one enum field
  * `decision` of `once | always | reject`. Accept with once/always allows; accept with reject,
- * decline or cancel rejects.
+ * decline or cancel rejects. The message shows what the tool supplied through `DisplayText`
+ * (control and bidi characters escaped; a multi-line command or diff set off by a gutter), so no
+ * part of it can reorder the text or pass for a line of the message itself.
  */
-import type { Permission } from "@agent-tools/core"
+import { DisplayText, type Permission } from "@agent-tools/core"
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 
 export const DECISIONS = ["once", "always", "reject"] as const
@@ -32,15 +34,22 @@ const field = (metadata: Record<string, unknown> | undefined, key: string): stri
   return typeof value === "string" && value !== "" ? value : undefined
 }
 
+/** Continuation lines of a multi-line value start with this, so they cannot pass for lines of the message. */
+const GUTTER = "  | "
+
+const patterns = (item: Permission.Item) => item.patterns.map(DisplayText.line).join(", ")
+
 const itemLines = (item: Permission.Item, lines: Array<string>) => {
   const filepath = field(item.metadata, "filepath")
-  if (filepath !== undefined) lines.push(`Path: ${filepath}`)
+  if (filepath !== undefined) lines.push(`Path: ${DisplayText.line(filepath)}`)
   const command = field(item.metadata, "command")
-  if (command !== undefined) lines.push(`Command: ${command}`)
+  if (command !== undefined) {
+    lines.push(command.includes("\n") ? `Command:\n${GUTTER}${DisplayText.block(command.replace(/\r?\n$/, ""), GUTTER)}` : `Command: ${DisplayText.line(command)}`)
+  }
   const description = field(item.metadata, "description")
-  if (description !== undefined) lines.push(`Description: ${description}`)
+  if (description !== undefined) lines.push(`Description: ${DisplayText.line(description)}`)
   const diff = field(item.metadata, "diff")
-  if (diff !== undefined) lines.push("", clip(diff))
+  if (diff !== undefined) lines.push("", `${GUTTER}${DisplayText.block(clip(diff.trimEnd()), GUTTER)}`)
 }
 
 /**
@@ -48,22 +57,22 @@ const itemLines = (item: Permission.Item, lines: Array<string>) => {
  * a call that needs several permissions lists each, and the one answer applies to all.
  */
 export const message = (request: Permission.Request): string => {
-  const tool = request.tool?.name ?? request.permission
+  const tool = DisplayText.line(request.tool?.name ?? request.permission)
   const items = request.requests.length === 0 ? [request] : request.requests
   const lines: Array<string> = []
   if (items.length === 1) {
     const item = items[0]!
-    lines.push(`The ${tool} tool asks for permission "${item.permission}": ${item.patterns.join(", ")}`)
+    lines.push(`The ${tool} tool asks for permission "${DisplayText.line(item.permission)}": ${patterns(item)}`)
     itemLines(item, lines)
   } else {
     lines.push(`The ${tool} tool asks for ${items.length} permissions (one answer applies to all):`)
     items.forEach((item, i) => {
-      lines.push("", `${i + 1}. "${item.permission}": ${item.patterns.join(", ")}`)
+      lines.push("", `${i + 1}. "${DisplayText.line(item.permission)}": ${patterns(item)}`)
       itemLines(item, lines)
     })
   }
   const always = items.flatMap((item) => item.always ?? item.patterns)
-  lines.push("", `once: allow this call · always: allow ${always.join(", ")} for this session · reject: refuse`)
+  lines.push("", `once: allow this call · always: allow ${always.map(DisplayText.line).join(", ")} for this session · reject: refuse`)
   return lines.join("\n")
 }
 

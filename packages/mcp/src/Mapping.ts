@@ -3,7 +3,7 @@
  * annotations), the call result (text content + `structuredContent: { title, metadata }`) and the
  * error result (`isError: true` with the message).
  */
-import type { Tool } from "@agent-tools/core"
+import { MetadataBound, type Tool } from "@agent-tools/core"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 
 /**
@@ -126,11 +126,16 @@ const attachmentContent = (attachment: Tool.Attachment): Content | undefined => 
   }
 }
 
-export const toCallToolResult = (result: Tool.Result): CallToolResult => {
+/**
+ * The MCP result of a tool result. `maxBytes` (the tool's truncation limit, as for the text)
+ * bounds the metadata sent in `structuredContent` (`MetadataBound`): it is not cut with the text.
+ */
+export const toCallToolResult = (result: Tool.Result, maxBytes?: number): CallToolResult => {
   const attachments = (result.attachments ?? []).flatMap((a) => attachmentContent(a) ?? [])
+  const metadata = jsonSafe(result.metadata)
   return {
     content: [{ type: "text", text: result.output }, ...attachments],
-    structuredContent: { title: result.title, metadata: jsonSafe(result.metadata) }
+    structuredContent: { title: result.title, metadata: maxBytes === undefined ? metadata : MetadataBound.bound(metadata, maxBytes) }
   }
 }
 

@@ -3,7 +3,8 @@
  * `sampling/createMessage` requests. When the client supports tools in sampling, the model gets
  * this server's tools (minus those a sub-agent should not use) and each tool use runs through the
  * registry, like a call from the client, until the model answers in text. A task keeps its
- * conversation, so `task_id` continues it.
+ * conversation, so `task_id` continues it. A tool use of a tool the sub-agent was not given is
+ * refused by the registry with an error naming it (its calls carry its tool list and depth).
  */
 import * as Effect from "effect/Effect"
 import { SubagentRunner, ToolNames, type Tool } from "@agent-tools/core"
@@ -84,7 +85,13 @@ export const runner = (connection: Connection) => {
     const useTool = (use: ToolUseContent, step: number): Effect.Effect<ToolResultContent> => {
       const id = names.toId.get(use.name) ?? use.name
       return Effect.gen(function*() {
-        const ctx: Tool.Context = yield* current.context({ callID: `${request.callID}/${step}/${use.id}`, tool: id, abort: request.abort })
+        const ctx: Tool.Context = yield* current.context({
+          callID: `${request.callID}/${step}/${use.id}`,
+          tool: id,
+          abort: request.abort,
+          depth: request.depth,
+          tools: offered.map((t) => t.id)
+        })
         return yield* registry.execute(id, use.input, ctx)
       }).pipe(
         Effect.match({

@@ -25,7 +25,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
+import { MetadataBound, Permission, Tool, ToolRegistry, type Truncate } from "@agent-tools/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
@@ -91,7 +91,7 @@ export class McpServerError extends Schema.TaggedError<McpServerError>()("McpSer
   cause: Schema.optional(Schema.Defect())
 }) {}
 
-export type Requirements = ToolRegistry.ToolRegistry | Permission.Permission
+export type Requirements = ToolRegistry.ToolRegistry | Permission.Permission | Truncate.Truncate
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
@@ -122,7 +122,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
         agent,
         model: options.model,
         context: (o) =>
-          Tool.makeContext({ sessionID, callID: o.callID, agent, tool: o.tool, abort: o.abort }).pipe(
+          Tool.makeContext({ sessionID, callID: o.callID, agent, tool: o.tool, abort: o.abort, depth: o.depth, tools: o.tools }).pipe(
             Effect.provideService(Permission.Permission, permission)
           ),
         requestOf,
@@ -227,7 +227,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
       Effect.result,
       Effect.ensuring(Effect.sync(() => calls.delete(callID)))
     )
-    if (Result.isSuccess(outcome)) return Mapping.toCallToolResult(outcome.success)
+    if (Result.isSuccess(outcome)) return Mapping.toCallToolResult(outcome.success, yield* MetadataBound.maxBytesOf(id, ctx))
     // An unknown tool is a protocol error (the MCP spec); every other failure goes to the model.
     if (outcome.failure._tag === "UnknownToolError") return yield* outcome.failure
     return Mapping.errorResult(outcome.failure.message)

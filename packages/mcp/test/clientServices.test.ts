@@ -127,4 +127,37 @@ describe("MCP client services", () => {
       for (const excluded of ["task", "question", "batch", "todowrite"]) assert.notInclude(names, excluded)
       assert.strictEqual(conn.samplings.length, 2)
     }))
+  live("task with sampling tools: a tool left out of the sub-agent's list is refused by name", () =>
+    Effect.gen(function*() {
+      const root = yield* makeWorkspace({ "a.txt": "x\n" })
+      const conn = yield* connect({ root, sampling: "tools" })
+      const seen: Array<string> = []
+      conn.onSample((params) => {
+        const last = lastMessage(params.messages)
+        const results = Array.isArray(last?.content) ? last.content : [last?.content]
+        const found = results.filter((c) => c?.type === "tool_result")
+        if (found.length === 0) {
+          return {
+            role: "assistant",
+            model: "test-model",
+            stopReason: "toolUse",
+            content: [
+              { type: "tool_use", id: "use_1", name: "task", input: { description: "d", prompt: "p", subagent_type: "general" } },
+              { type: "tool_use", id: "use_2", name: "todowrite", input: { todos: [] } }
+            ]
+          }
+        }
+        for (const r of found) {
+          if (r?.type === "tool_result") seen.push(`${r.isError === true ? "error" : "ok"}: ${r.content[0]?.type === "text" ? r.content[0].text : ""}`)
+        }
+        return { role: "assistant", model: "test-model", stopReason: "endTurn", content: [{ type: "text", text: "done" }] }
+      })
+      const result = yield* conn.call("task", { description: "Nest", prompt: "Start another task", subagent_type: "general" })
+      assert.isUndefined(result.isError, text(result))
+      assert.strictEqual(seen.length, 2)
+      assert.match(seen[0]!, /^error: The task tool is not available to agent "build": it is not among the tools this agent was given \(.*read.*\)\.$/)
+      assert.match(seen[1]!, /^error: The todowrite tool is not available to agent "build": it is not among the tools this agent was given/)
+      // the nested task never reached the client's model
+      assert.strictEqual(conn.samplings.length, 2)
+    }))
 })

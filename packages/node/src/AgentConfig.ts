@@ -1,13 +1,16 @@
 /**
  * `agent-tools.json`: the zod schema (the single source of the published JSON Schema), decoding
- * with errors that name the bad key, and loading from a file or an object.
+ * with errors that name the bad key, and loading one file or object (WorkspaceTrust combines the
+ * user's and the workspace's).
  */
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 import * as z from "zod"
+import { SandboxEnv } from "@agent-tools/core"
 import * as ConfigIssues from "./ConfigIssues.ts"
+import * as SandboxLimits from "./SandboxLimits.ts"
 
 export const FILE_NAME = "agent-tools.json"
 
@@ -74,6 +77,10 @@ const SpillConfig = z.strictObject({
     "Most bytes one spill keeps (default 4 GiB); past it the spill ends with a [spill truncated at N bytes] line and " +
       "the truncation notice says only the first N bytes were saved."
   ),
+  maxTotalBytes: z.number().int().min(1).optional().describe(
+    "Most bytes all of a workspace's spills may take together (default 10 GiB); a new spill that would pass it " +
+      "first deletes the oldest ones. Not enforced for spill.s3."
+  ),
   s3: S3SpillConfig.optional()
 }).superRefine((config, ctx) => {
   if (config.dir !== undefined && config.s3 !== undefined) {
@@ -94,12 +101,37 @@ const SandboxConfig = z.strictObject({
     "auto (default): run every bash command in a sandbox when one can run here (Linux with bubblewrap), " +
       "else without one and say so; required: refuse to run bash commands without a sandbox; off: no sandbox."
   ),
-  network: z.enum(["allow", "deny"]).optional().describe("Network access of sandboxed commands (default allow)."),
+  network: z.enum(["proxy", "allow", "deny"]).optional().describe(
+    "Network access of sandboxed commands. proxy (default): a network of their own, HTTP(S) through a proxy " +
+      "that asks the network permission for each host (loopback, private and link-local addresses refused unless " +
+      "a network rule names the host); allow: the host's network, unfiltered; deny: no network."
+  ),
   extraWritable: z.array(z.string().min(1)).optional().describe(
     "Paths outside the workspace every sandboxed command may write. Relative to the workspace root; ~ is the home directory."
   ),
   extraReadable: z.array(z.string().min(1)).optional().describe(
     "Paths outside the workspace every sandboxed command may read. Relative to the workspace root; ~ is the home directory."
+  ),
+  protectedPaths: z.array(
+    z.string().min(1).refine((p) => !/^([\\/]|[A-Za-z]:)/.test(p) && !p.split(/[\\/]/).includes(".."), {
+      message: "a path inside the workspace, relative to its root"
+    })
+  ).optional().describe(
+    "Control files protected besides the defaults (.git/config, .git/config.worktree, .git/commondir, .git/hooks, " +
+      "the directory core.hooksPath names, agent-tools.json, .agent-tools/), relative to the workspace root: read-only " +
+      "inside the sandbox when they exist, and a change by write, edit, multiedit or apply_patch is always asked, " +
+      "even when edit is allowed (a deny rule still denies)."
+  ),
+  env: z.array(z.string().regex(SandboxEnv.NAME, "an environment variable name (letters, digits, _)")).optional().describe(
+    `Names of environment variables bash commands see besides ${SandboxEnv.PASSED.filter((n) => !n.startsWith("LC_")).join(", ")}, LC_* ` +
+      "(sandboxed or not); every other variable of the agent's environment (tokens, API keys) stays out."
+  ),
+  maxProcesses: z.number().int().positive().optional().describe(
+    `The most processes a sandboxed command may run at once (default ${SandboxLimits.DEFAULT_MAX_PROCESSES}; a pids cgroup, where one can be made).`
+  ),
+  tmpMaxBytes: z.number().int().positive().optional().describe(
+    "The size of a sandboxed command's private temp directory, and of its private home, each, in bytes " +
+      `(default ${SandboxLimits.DEFAULT_TMP_MAX_BYTES}, ${SandboxLimits.DEFAULT_TMP_MAX_BYTES / 1024 / 1024} MiB; memory-backed, gone when the command ends).`
   )
 }).describe(
   "The kernel sandbox around bash commands: the workspace is writable, system directories are read-only, " +
@@ -137,6 +169,10 @@ const LspConfig = z.union([
     enabled: z.boolean().optional().describe("Run language servers (default true when this object is given)."),
     diagnosticsTimeout: z.number().int().min(0).max(60_000).optional().describe(
       "The longest a file change waits for the language server's diagnostics, in milliseconds (default 3000)."
+    ),
+    workspaceTypeScript: z.boolean().optional().describe(
+      "Run the workspace's own TypeScript (node_modules/typescript) for the language server when it has one " +
+        "(default false: the TypeScript agent-tools depends on). That file is the workspace's code, run on the host."
     )
   })
 ]).describe(
@@ -222,7 +258,10 @@ export const ConfigSchema = z.strictObject({
   webfetch: WebFetchConfig.optional(),
   websearch: WebSearchConfig.optional(),
   mcp: McpConfig.optional()
-}).meta({ title: "agent-tools configuration", description: "The agent-tools.json file of a workspace." })
+}).meta({
+  title: "agent-tools configuration",
+  description: "An agent-tools.json file: the user's (in the user's config directory) or a workspace's (applied in full once the user trusts the folder)."
+})
 
 export type AgentConfig = z.output<typeof ConfigSchema>
 /** The `spill.s3` settings. */

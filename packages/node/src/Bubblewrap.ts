@@ -1,22 +1,36 @@
 /**
  * The Linux sandbox for shell commands: each call runs under bubblewrap (`bwrap`) in fresh user,
- * PID and IPC namespaces (and a network namespace when the network is denied), on a root that
- * holds only:
+ * PID and IPC namespaces (and a network namespace of its own unless the network is `allow`; under
+ * `proxy`, HTTP(S) goes out through `NetworkProxy`), on a root that holds only:
  *
  * - the system directories a program needs (`/usr`, `/bin`, `/lib*`, `/etc`, the directories on
  *   PATH, Node's install directory, `extraReadable`), read-only;
- * - the workspace, writable, and `extraWritable`;
+ * - the workspace, writable, and `extraWritable`, except its control files (`ProtectedPaths`:
+ *   `.git/config`, `.git/hooks`, `agent-tools.json`, …), which are mounted read-only over it —
+ *   each one that exists; its parent directories inside the workspace are mount points too, so
+ *   neither a file nor a directory holding one can be renamed or replaced; one missing in an
+ *   existing `.git` directory (`.git/commondir`) cannot be mounted, so if the call creates it, it
+ *   is removed when the call ends;
  * - the paths approved for this call (the policy's `readable` / `writable`);
  * - a private temp directory at the OS temp dir's path, and a private, empty, writable home
- *   directory at HOME holding only the user's git config read-only — both deleted when the
- *   call ends (tools that write caches or dot files there work; nothing of the real home leaks);
+ *   directory at HOME holding only the user's git config read-only — size-capped tmpfs mounts,
+ *   gone when the call ends (tools that write caches or dot files there work; nothing of the real
+ *   home leaks, nothing is left on the host);
  * - fresh `/dev` and `/proc` (only the call's own processes are visible).
+ *
+ * Root inside gains nothing (`SandboxHardening`): no capabilities, no nested user namespace, a
+ * new session, the host's secret files masked, the keyring refused (`SandboxSeccomp`). A call
+ * runs at most `maxProcesses` processes (`SandboxLimits`), and sees only the allow-listed
+ * environment (`SandboxEnv`).
  *
  * Everything else is absent, so a read of an outside path fails with "No such file or directory"
  * and a write with "Read-only file system". The shell is PID 2 of its own namespace and bwrap's
  * init is PID 1: when the shell exits, or bwrap is killed, the kernel kills every process left in
  * the namespace — `setsid` and double-forked daemons included. `--die-with-parent` ends it if this
  * process dies.
+ *
+ * bwrap itself is found once by absolute path (`TrustedProgram.find`: never in the workspace, a
+ * relative PATH entry or a writable extra path) and checked again before each call.
  *
  * `layer` probes once, on first use, whether bwrap can create the namespaces here (user namespaces
  * may be disabled, or bwrap absent) and falls back to `Sandbox.unsandboxed` with the reason,
@@ -33,14 +47,18 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
-import { Sandbox } from "@agent-tools/core"
+import { ProtectedPaths, Sandbox, SandboxEnv, TrustedProgram } from "@agent-tools/core"
+import * as NetworkProxy from "./NetworkProxy.ts"
+import * as SandboxHardening from "./SandboxHardening.ts"
+import * as SandboxLimits from "./SandboxLimits.ts"
+import * as SandboxSeccomp from "./SandboxSeccomp.ts"
 
 export type Mode = "auto" | "required" | "off"
 
 export interface Options {
   /** `auto` (default): sandbox when possible; `required`: refuse to run commands without it; `off`. */
   readonly mode?: Mode | undefined
-  /** Default network access of a call (default `allow`). */
+  /** Default network access of a call (default `proxy`). */
   readonly network?: Sandbox.Network | undefined
   /** Absolute paths every call may write (besides the workspace). */
   readonly extraWritable?: ReadonlyArray<string> | undefined
@@ -48,11 +66,22 @@ export interface Options {
   readonly extraReadable?: ReadonlyArray<string> | undefined
   /** The platform (default `process.platform`); bubblewrap runs on Linux only. */
   readonly platform?: string | undefined
-  /** The bwrap program (default `bwrap` on PATH). */
+  /** The bwrap program (default `bwrap` in a trusted PATH directory: `TrustedProgram.find`). */
   readonly bwrap?: string | undefined
+  /** The workspace root: a bwrap inside it is never run (nor one in `extraWritable`). */
+  readonly root?: string | undefined
   /** Directories on PATH, mounted read-only (default: the PATH variable). */
   readonly path?: ReadonlyArray<string> | undefined
+  /** Host environment variables every command sees besides `SandboxEnv.PASSED` (names). */
+  readonly env?: ReadonlyArray<string> | undefined
+  /** The most processes a call may run at once (default `SandboxLimits.DEFAULT_MAX_PROCESSES`). */
+  readonly maxProcesses?: number | undefined
+  /** The size of the private temp directory and of the private home, each, in bytes (default `SandboxLimits.DEFAULT_TMP_MAX_BYTES`). */
+  readonly tmpMaxBytes?: number | undefined
 }
+
+/** A call's network when neither the config nor the policy says: its own, HTTP(S) through the proxy. */
+export const DEFAULT_NETWORK: Sandbox.Network = "proxy"
 
 /** The system directories mounted read-only when they exist (a symbolic link stays a link). */
 export const SYSTEM_DIRECTORIES: ReadonlyArray<string> = [
@@ -80,8 +109,8 @@ export type SystemEntry =
 interface Mount {
   readonly path: string
   readonly writable: boolean
-  /** Mounted from elsewhere (the private home); the path itself otherwise. */
-  readonly source?: string | undefined
+  /** A fresh tmpfs of this many bytes (the private home); the path itself bound otherwise. */
+  readonly tmpfs?: number | undefined
 }
 
 const depth = (path: string) => path === "/" ? 0 : path.split("/").length - 1
@@ -99,17 +128,34 @@ export const bwrapArguments = (options: {
   readonly system: ReadonlyArray<SystemEntry>
   readonly extraWritable: ReadonlyArray<string>
   readonly extraReadable: ReadonlyArray<string>
-  /** The private directory, and where it appears (the OS temp dir); none when nothing is hidden. */
-  readonly tmp: { readonly source: string; readonly target: string } | undefined
+  /** The private temp directory (a tmpfs of `size` bytes) at the OS temp dir's path; none when nothing is hidden. */
+  readonly tmp: { readonly target: string; readonly size: number } | undefined
   /**
-   * A private, empty, writable home directory for the call (so caches and dot files written there
-   * work and vanish), and the user's files mounted read-only into it (`.gitconfig`).
+   * A private, empty, writable home directory for the call (a tmpfs of `size` bytes, so caches
+   * and dot files written there work and vanish), and the user's files mounted read-only into it
+   * (`.gitconfig`).
    */
-  readonly home?: { readonly source: string; readonly target: string; readonly files: ReadonlyArray<string> } | undefined
+  readonly home?: { readonly target: string; readonly files: ReadonlyArray<string>; readonly size: number } | undefined
+  /** Nested user namespaces stay possible (where bwrap cannot disable them); default: disabled. */
+  readonly nestedUserNamespaces?: boolean | undefined
+  /** The file descriptor bwrap reads the seccomp filter from (opened by the wrapper shell). */
+  readonly seccompFd?: number | undefined
+  /** The host's secret paths to mask, and the empty file that masks files. */
+  readonly masks?: { readonly secrets: SandboxHardening.Secrets; readonly empty: string } | undefined
+  /** Existing paths inside the workspace mounted read-only over it (its control files), parents first. */
+  readonly protected?: ReadonlyArray<string> | undefined
 }): Array<string> => {
   const { policy } = options
-  const args = ["--die-with-parent", "--unshare-user-try", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-  if (options.network === "deny") args.push("--unshare-net")
+  const args = [
+    "--die-with-parent",
+    ...SandboxHardening.FLAGS,
+    ...SandboxHardening.userNamespace(options.nestedUserNamespaces === true),
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts"
+  ]
+  if (options.seccompFd !== undefined) args.push("--seccomp", String(options.seccompFd))
+  if (options.network !== "allow") args.push("--unshare-net")
   // Later mounts cover earlier ones: parents first, and at one path a writable mount wins.
   const mounts = new Map<string, Mount>()
   const add = (path: string, writable: boolean) => {
@@ -125,7 +171,7 @@ export const bwrapArguments = (options: {
       else add(entry.path, false)
     }
     if (options.home !== undefined && !within(policy.root, options.home.target)) {
-      mounts.set(options.home.target, { path: options.home.target, writable: true, source: options.home.source })
+      mounts.set(options.home.target, { path: options.home.target, writable: true, tmpfs: options.home.size })
     }
     for (const path of [...(options.home?.files ?? []), ...options.extraReadable, ...policy.readable]) add(path, false)
   }
@@ -133,21 +179,50 @@ export const bwrapArguments = (options: {
   add(policy.root, true)
   const ordered = [...mounts.values()].sort((a, b) => depth(a.path) - depth(b.path))
   const bind = (m: Mount) =>
-    m.source === undefined ? [m.writable ? "--bind-try" : "--ro-bind-try", m.path, m.path] : ["--bind", m.source, m.path]
+    m.tmpfs === undefined ? [m.writable ? "--bind-try" : "--ro-bind-try", m.path, m.path] : ["--size", String(m.tmpfs), "--tmpfs", m.path]
   const { tmp } = options
   if (tmp === undefined) args.push(...ordered.flatMap(bind))
   else {
     // The private temp directory replaces the OS one; paths under it (a workspace in /tmp) come after.
     const before = ordered.filter((m) => depth(m.path) <= depth(tmp.target) && !within(tmp.target, m.path))
     args.push(...before.flatMap(bind))
-    args.push("--bind", tmp.source, tmp.target)
+    args.push("--size", String(tmp.size), "--tmpfs", tmp.target)
     args.push(...ordered.filter((m) => !before.includes(m)).flatMap(bind))
   }
+  args.push(...protectedMounts(policy.root, options.protected ?? []))
+  // Masks come after every bind that could show what they hide.
+  const { masks } = options
+  if (masks !== undefined) {
+    args.push(...SandboxHardening.maskArguments(masks.secrets, masks.empty, [policy.root, ...policy.readable, ...policy.writable]))
+  }
   args.push("--dev", "/dev", "--proc", "/proc")
+  if (masks !== undefined) args.push(...SandboxHardening.procMaskArguments(masks.empty))
   // The skeleton bwrap builds the mount points in stays read-only: writes there fail with EROFS.
   if (policy.outside !== "writable") args.push("--remount-ro", "/")
   args.push("--chdir", policy.cwd)
   return args
+}
+
+/**
+ * The mounts that make `paths` (inside `root`) read-only, after every writable one: each directory
+ * between the root and a protected path is bound to itself first (a mount point cannot be renamed
+ * or removed, so `mv .git .old` cannot swap in a fresh `.git/config`), then each path read-only (a
+ * write fails with EROFS, a rename over it with EBUSY). Only existing paths: a bind of a missing
+ * one would create its mount point in the host's workspace.
+ */
+export const protectedMounts = (root: string, paths: ReadonlyArray<string>): Array<string> => {
+  const inside = paths.filter((p) => p !== root && within(root, p))
+  const pins = new Set<string>()
+  for (const p of inside) {
+    for (let dir = p.slice(0, p.lastIndexOf("/")); dir.length > root.length && within(root, dir); dir = dir.slice(0, dir.lastIndexOf("/"))) {
+      if (!inside.includes(dir)) pins.add(dir)
+    }
+  }
+  const byDepth = (a: string, b: string) => depth(a) - depth(b)
+  return [
+    ...[...pins].sort(byDepth).flatMap((dir) => ["--bind", dir, dir]),
+    ...[...inside].sort(byDepth).flatMap((p) => ["--ro-bind", p, p])
+  ]
 }
 
 const splitPath = (value: string | undefined) => (value ?? "").split(":").filter((d) => d.startsWith("/"))
@@ -177,7 +252,14 @@ const systemEntries = Effect.fnUntraced(function*(candidates: ReadonlyArray<stri
 
 const PROBE_TIMEOUT = Duration.seconds(10)
 
-export type Probe = { readonly ok: true; readonly backend: string } | { readonly ok: false; readonly reason: string }
+export type Probe =
+  | {
+    readonly ok: true
+    readonly backend: string
+    /** Why commands may still make user namespaces of their own, when bwrap cannot forbid it here. */
+    readonly nestedUserNamespaces?: string | undefined
+  }
+  | { readonly ok: false; readonly reason: string }
 
 /**
  * Probe results of this process, by bwrap program and network mode: whether bwrap works does not
@@ -213,41 +295,91 @@ export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, netw
         : `${bwrap} --version failed: ${version.failure.message}`
     }
   }
-  const args = [
-    "--die-with-parent",
-    "--unshare-user-try",
-    "--unshare-pid",
-    ...(network === "deny" ? ["--unshare-net"] : []),
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "true"
-  ]
-  const output = yield* Effect.scoped(Effect.gen(function*() {
-    const handle = yield* spawner.spawn(ChildProcess.make(bwrap, args, { stdin: "ignore", detached: false, forceKillAfter: "1 second" }))
-    const text = yield* handle.all.pipe(Stream.decodeText(), Stream.mkString)
-    const code = yield* handle.exitCode
-    return { code: Number(code), text }
-  })).pipe(Effect.timeoutOption(PROBE_TIMEOUT), Effect.result)
-  if (output._tag === "Failure") return { ok: false as const, reason: `bwrap could not start: ${output.failure.message}` }
-  if (Option.isNone(output.success)) return { ok: false as const, reason: "bwrap did not finish its start-up check in time" }
-  const { code, text } = output.success.value
-  if (code !== 0) {
-    const why = text.trim().split("\n").at(-1) ?? ""
-    return { ok: false as const, reason: `bwrap cannot create namespaces here (${why || `exit code ${code}`}); user namespaces may be disabled` }
+  // The same isolation flags a call uses (the seccomp filter read from stdin here), so a host where
+  // one fails falls back here, with the reason, instead of failing every call. Only nested user
+  // namespaces may stay possible: bwrap refuses `--disable-userns` where it cannot unshare the
+  // user namespace itself.
+  const filter = SandboxSeccomp.forArch()
+  const attempt = (nested: boolean) =>
+    Effect.scoped(Effect.gen(function*() {
+      const args = [
+        "--die-with-parent",
+        ...SandboxHardening.FLAGS,
+        ...SandboxHardening.userNamespace(nested),
+        ...(filter === undefined ? [] : ["--seccomp", "0"]),
+        "--unshare-pid",
+        ...(network === "allow" ? [] : ["--unshare-net"]),
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "true"
+      ]
+      const stdin = filter === undefined ? "ignore" as const : Stream.succeed(filter)
+      const handle = yield* spawner.spawn(ChildProcess.make(bwrap, args, { stdin, detached: false, forceKillAfter: "1 second" }))
+      const text = yield* handle.all.pipe(Stream.decodeText(), Stream.mkString)
+      const code = yield* handle.exitCode
+      return { code: Number(code), text }
+    })).pipe(Effect.timeoutOption(PROBE_TIMEOUT), Effect.result)
+  const backend = Option.getOrElse(version.success, () => "bubblewrap").trim() || "bubblewrap"
+  let nestedReason: string | undefined
+  for (const nested of [false, true]) {
+    const output = yield* attempt(nested)
+    if (output._tag === "Failure") return { ok: false as const, reason: `bwrap could not start: ${output.failure.message}` }
+    if (Option.isNone(output.success)) return { ok: false as const, reason: "bwrap did not finish its start-up check in time" }
+    const { code, text } = output.success.value
+    const why = text.trim().split("\n").at(-1) || `exit code ${code}`
+    if (code === 0) return { ok: true as const, backend, ...(nested ? { nestedUserNamespaces: nestedReason } : {}) }
+    if (nested) return { ok: false as const, reason: `bwrap cannot create namespaces here (${why}); user namespaces may be disabled` }
+    nestedReason = `nested user namespaces stay possible (bwrap --disable-userns: ${why})`
   }
-  return { ok: true as const, backend: Option.getOrElse(version.success, () => "bubblewrap").trim() || "bubblewrap" }
+  return { ok: false as const, reason: "bwrap cannot create namespaces here" }
 })
 
+/** What a call is hardened with on this host, and what cannot be enforced here (in sentences). */
+const hardeningOf = Effect.fn("Bubblewrap.hardening")(function*(options: Options & { readonly nestedUserNamespaces?: string | undefined }) {
+  const unenforced: Array<string> = []
+  if (options.nestedUserNamespaces !== undefined) unenforced.push(options.nestedUserNamespaces)
+  const seccomp = SandboxSeccomp.forArch()
+  if (seccomp === undefined) unenforced.push(`the kernel keyring stays reachable (no seccomp filter for ${process.arch})`)
+  const maxProcesses = options.maxProcesses ?? SandboxLimits.DEFAULT_MAX_PROCESSES
+  const pids = yield* SandboxLimits.detectPids()
+  if (pids._tag === "none") unenforced.push(`no process limit: ${pids.reason}`)
+  return {
+    seccomp,
+    secrets: yield* SandboxHardening.existingSecrets(),
+    pids: pids._tag === "cgroup" ? pids.parent : undefined,
+    maxProcesses,
+    tmpMaxBytes: options.tmpMaxBytes ?? SandboxLimits.DEFAULT_TMP_MAX_BYTES,
+    unenforced
+  }
+})
+
+/**
+ * The program that starts bwrap: a shell that moves itself into the call's pids cgroup (so every
+ * process of the call counts) and opens the seccomp filter on the descriptor bwrap reads, then
+ * replaces itself with bwrap (same pid and process group). Without either, bwrap itself.
+ */
+const launcher = (options: { readonly bwrap: string; readonly filter: string | undefined; readonly procs: string | undefined }) => {
+  if (options.filter === undefined && options.procs === undefined) return { command: options.bwrap, args: [] }
+  const join = options.procs === undefined ? "" : `echo $$ >"$1" || exit 125; shift; `
+  const open = options.filter === undefined ? "" : ` ${SandboxSeccomp.FD}<"$0"`
+  return {
+    command: "/bin/sh",
+    args: ["-c", `${join}exec "$@"${open}`, options.filter ?? "sh", ...(options.procs === undefined ? [] : [options.procs]), options.bwrap]
+  }
+}
+
 /** The sandbox service for a probed bwrap. */
-export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { readonly backend: string; readonly bwrap: string }) {
+export const make = Effect.fn("Bubblewrap.make")(function*(
+  options: Options & { readonly backend: string; readonly bwrap: string; readonly nestedUserNamespaces?: string | undefined }
+) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const network = options.network ?? "allow"
+  const network = options.network ?? DEFAULT_NETWORK
   const nodeDir = path.dirname(path.dirname(process.execPath))
   const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
   const onPath = options.path ?? splitPath(Option.getOrUndefined(pathVariable))
@@ -263,20 +395,46 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
   const absolute = (paths: ReadonlyArray<string> | undefined) => (paths ?? []).map((p) => path.resolve(p))
   const extraWritable = absolute(options.extraWritable)
   const extraReadable = absolute(options.extraReadable)
+  const hardening = yield* hardeningOf(options)
+  // The host's passed variables, read once: the environment does not change while the process runs.
+  const environment = yield* SandboxEnv.environment(options.env ?? [])
   const status: Sandbox.Status = {
     sandboxed: true,
     backend: options.backend,
     network,
     readable: [...system.map((e) => e.path), ...extraReadable],
-    writable: extraWritable
+    writable: extraWritable,
+    ...(hardening.unenforced.length > 0 ? { unenforced: hardening.unenforced } : {})
   }
+  const platform = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
   const wrap = Effect.fn("Bubblewrap.wrap")(function*(command: Sandbox.Command, policy: Sandbox.Policy) {
     const setup = (cause: PlatformError) =>
       new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's private directories: ${cause.message}`, cause })
-    // One directory per call holding its private `tmp` and `home`; removed when the call's scope
-    // closes. A process of the call may still be dying then, so the removal is retried and never
-    // fails the call. When nothing outside is hidden, the host's temp and home are used as they are.
-    const dir = policy.outside === "writable" ? undefined : yield* Effect.acquireRelease(
+    // bwrap was trusted when the layer found it; it must still be, now that commands have run.
+    yield* TrustedProgram.check(options.bwrap, [policy.root, ...extraWritable]).pipe(
+      Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
+      platform
+    )
+    // Read now, not when the layer was built: the user may have set core.hooksPath since.
+    const guarded = yield* platform(ProtectedPaths.resolve(policy.root))
+    // What the call could create in `.git` unprotected is removed once its processes are gone.
+    const absent = yield* platform(ProtectedPaths.absentGitEntries(guarded))
+    if (absent.length > 0) {
+      yield* Effect.addFinalizer(() =>
+        platform(ProtectedPaths.removeCreated(absent)).pipe(
+          Effect.flatMap((removed) =>
+            removed.length === 0
+              ? Effect.void
+              : Effect.logWarning(`Sandbox: removed git control files a command created: ${removed.join(", ")}`)
+          )
+        )
+      )
+    }
+    // One directory per call holding the files bwrap reads (the seccomp filter, the empty file
+    // that masks secrets); removed when the call's scope closes. The private temp and home are
+    // tmpfs mounts inside the sandbox, so nothing a command writes there lands in it.
+    const dir = yield* Effect.acquireRelease(
       fs.makeTempDirectory({ prefix: "agent-tools-sandbox-" }).pipe(Effect.mapError(setup)),
       (dir) =>
         fs.remove(dir, { recursive: true, force: true }).pipe(
@@ -284,22 +442,49 @@ export const make = Effect.fn("Bubblewrap.make")(function*(options: Options & { 
           Effect.ignore
         )
     )
-    if (dir !== undefined) {
-      yield* fs.makeDirectory(path.join(dir, "tmp")).pipe(Effect.mapError(setup))
-      if (home !== undefined) yield* fs.makeDirectory(path.join(dir, "home")).pipe(Effect.mapError(setup))
-    }
+    const empty = path.join(dir, "empty")
+    yield* fs.writeFileString(empty, "", { mode: 0o444 }).pipe(Effect.mapError(setup))
+    const filter = path.join(dir, "seccomp")
+    if (hardening.seccomp !== undefined) yield* fs.writeFile(filter, hardening.seccomp).pipe(Effect.mapError(setup))
+    const procs = hardening.pids === undefined ? undefined : yield* SandboxLimits.pidsCgroup(
+      hardening.pids,
+      path.basename(dir),
+      hardening.maxProcesses
+    ).pipe(
+      Effect.provideService(FileSystem.FileSystem, fs),
+      Effect.provideService(Path.Path, path),
+      Effect.mapError((cause) =>
+        new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's pids cgroup: ${cause.message}`, cause })
+      )
+    )
+    const hidden = policy.outside !== "writable"
+    const callNetwork = policy.network ?? network
+    // Under `proxy`: the call's proxy, listening before bwrap starts, closed with the call's scope.
+    const proxy = callNetwork === "proxy" ? yield* platform(NetworkProxy.start({ authorize: policy.authorize })) : undefined
     const args = bwrapArguments({
       policy,
-      network: policy.network ?? network,
+      network: callNetwork,
       system,
       extraWritable,
       extraReadable,
-      tmp: dir === undefined ? undefined : { source: path.join(dir, "tmp"), target: path.dirname(dir) },
-      home: dir === undefined || home === undefined
-        ? undefined
-        : { source: path.join(dir, "home"), target: home, files: homeFiles }
+      tmp: hidden ? { target: path.dirname(dir), size: hardening.tmpMaxBytes } : undefined,
+      home: hidden && home !== undefined ? { target: home, files: homeFiles, size: hardening.tmpMaxBytes } : undefined,
+      nestedUserNamespaces: options.nestedUserNamespaces !== undefined,
+      seccompFd: hardening.seccomp === undefined ? undefined : SandboxSeccomp.FD,
+      masks: { secrets: hardening.secrets, empty },
+      protected: guarded.existing
     })
-    return { command: options.bwrap, args: [...args, "--", command.command, ...command.args] } satisfies Sandbox.Command
+    const inner = proxy === undefined ? command : proxy.wrap(command)
+    if (proxy !== undefined) args.push(...proxy.bwrapArguments)
+    const start = launcher({ bwrap: options.bwrap, filter: hardening.seccomp === undefined ? undefined : filter, procs })
+    return {
+      command: start.command,
+      args: [...start.args, ...args, "--", inner.command, ...inner.args],
+      // Passed as the spawned process's environment, not as `--setenv` arguments: a command line
+      // is readable by every user of the host, an environment only by its owner.
+      env: { ...environment, ...command.env },
+      sandboxed: true
+    } satisfies Sandbox.Wrapped
   })
   return { status: Effect.succeed(status), wrap } satisfies Sandbox.Service
 })
@@ -321,7 +506,7 @@ export const layer = (options: Options = {}): Layer.Layer<
     Sandbox.Sandbox,
     Effect.gen(function*() {
       const mode = options.mode ?? "auto"
-      if (mode === "off") return Sandbox.unsandboxed("sandbox.mode is \"off\"")
+      if (mode === "off") return Sandbox.unsandboxed("sandbox.mode is \"off\"", { env: options.env })
       const services = yield* Effect.context<FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner>()
       const resolved = yield* Effect.cached(resolve(options, mode).pipe(Effect.provideContext(services)))
       return {
@@ -338,7 +523,7 @@ const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
     const required = mode === "required"
     const fallback = (reason: string) =>
       Effect.sync((): Sandbox.Service => {
-        const service = Sandbox.unsandboxed(reason, { required })
+        const service = Sandbox.unsandboxed(reason, { required, env: options.env })
         const warning = Sandbox.warning({ sandboxed: false, reason, required })
         if (warning === null) return service
         let warned = false
@@ -350,10 +535,31 @@ const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
         return { ...service, wrap: (command, policy) => Effect.andThen(once, service.wrap(command, policy)) }
       })
     if (platform !== "linux") return yield* fallback(`no sandbox is implemented for ${platform} (bubblewrap needs Linux)`)
-    const bwrap = options.bwrap ?? "bwrap"
-    const result = yield* probeOnce(bwrap, options.network ?? "allow")
+    const untrusted = [...(options.root === undefined ? [] : [options.root]), ...(options.extraWritable ?? [])]
+    const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+    const found = yield* Effect.result(
+      options.bwrap === undefined
+        ? TrustedProgram.find(["bwrap"], { path: Option.getOrElse(pathVariable, () => "").split(":"), untrusted })
+        : TrustedProgram.check(options.bwrap, untrusted)
+    )
+    if (found._tag === "Failure") {
+      const install = "(install bubblewrap: apt-get install bubblewrap, dnf install bubblewrap)"
+      return yield* fallback(
+        found.failure.reason === "untrusted"
+          ? found.failure.message
+          : options.bwrap === undefined
+          ? `${found.failure.message} ${install}`
+          : `${options.bwrap} not found ${install}`
+      )
+    }
+    const bwrap = found.success
+    const result = yield* probeOnce(bwrap, options.network ?? DEFAULT_NETWORK)
     if (!result.ok) return yield* fallback(result.reason)
-    const service = yield* make({ ...options, backend: result.backend, bwrap })
-    yield* Effect.logDebug(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? "allow"})`)
+    const service = yield* make({ ...options, backend: result.backend, bwrap, nestedUserNamespaces: result.nestedUserNamespaces })
+    yield* Effect.logDebug(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? DEFAULT_NETWORK})`)
+    const status = yield* service.status
+    if (status.sandboxed && status.unenforced !== undefined) {
+      yield* Effect.logDebug(`Sandbox: not enforced here: ${status.unenforced.join("; ")}`)
+    }
     return service
   }).pipe(Effect.withSpan("Bubblewrap.resolve"))

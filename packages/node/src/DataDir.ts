@@ -5,6 +5,13 @@
  * - macOS: `~/Library/Application Support/agent-tools`
  * - Windows: `%LOCALAPPDATA%\agent-tools` (default `%USERPROFILE%\AppData\Local\agent-tools`)
  *
+ * and the user's config directory, where the user's own `agent-tools.json` and the list of trusted
+ * workspaces (`trusted.json`) live:
+ *
+ * - Linux, macOS and other Unix: `$XDG_CONFIG_HOME/agent-tools` (default `~/.config/agent-tools`;
+ *   command-line tools on macOS commonly follow XDG here too)
+ * - Windows: `%APPDATA%\agent-tools` (default `%USERPROFILE%\AppData\Roaming\agent-tools`)
+ *
  * The environment is read through Effect `Config`, so tests swap it with a ConfigProvider.
  */
 import { homedir } from "node:os"
@@ -18,6 +25,8 @@ export const SPILL_SUBDIR = "tool-output"
 export interface Env {
   readonly XDG_DATA_HOME?: string | undefined
   readonly LOCALAPPDATA?: string | undefined
+  readonly XDG_CONFIG_HOME?: string | undefined
+  readonly APPDATA?: string | undefined
 }
 
 const join = (platform: string, ...parts: ReadonlyArray<string>): string => {
@@ -38,6 +47,16 @@ export const select = (platform: string, env: Env, home: string): string => {
   if (platform === "darwin") return join(platform, home, "Library", "Application Support", APP_NAME)
   const data = absolute(platform, env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : join(platform, home, ".local", "share")
   return join(platform, data, APP_NAME)
+}
+
+/** The config directory for a platform, environment and home directory (pure). */
+export const selectConfig = (platform: string, env: Env, home: string): string => {
+  if (platform === "win32") {
+    const roaming = absolute(platform, env.APPDATA) ? env.APPDATA : join(platform, home, "AppData", "Roaming")
+    return join(platform, roaming, APP_NAME)
+  }
+  const config = absolute(platform, env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(platform, home, ".config")
+  return join(platform, config, APP_NAME)
 }
 
 // An unset (or unreadable) variable is simply absent.
@@ -62,4 +81,13 @@ export const dataDir = Effect.fn("DataDir.dataDir")(function*(platform: string =
 /** Where spills go by default: `<data dir>/tool-output`. */
 export const spillDir = Effect.fn("DataDir.spillDir")(function*(platform: string = process.platform) {
   return join(platform, yield* dataDir(platform), SPILL_SUBDIR)
+})
+
+/** The user's config directory of this platform, from the environment in Config. */
+export const configDir = Effect.fn("DataDir.configDir")(function*(platform: string = process.platform) {
+  const env: Env = {
+    XDG_CONFIG_HOME: yield* optionalVar("XDG_CONFIG_HOME"),
+    APPDATA: yield* optionalVar("APPDATA")
+  }
+  return selectConfig(platform, env, yield* home(platform))
 })

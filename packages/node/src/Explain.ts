@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Permission, PermissionRules, Tool, ToolRegistry } from "@agent-tools/core"
+import { Permission, PermissionRules, Sandbox, Tool, ToolRegistry } from "@agent-tools/core"
 
 export interface Decision {
   readonly permission: string
@@ -13,7 +13,7 @@ export interface Decision {
   readonly action: Permission.Action
   /** The deciding rule; null when none matched (the default is ask). */
   readonly rule: Permission.Rule | null
-  readonly source: "rules" | "ruleset" | "approval" | null
+  readonly source: "rules" | "ruleset" | "approval" | "always-ask" | null
   /** One line: the rule, or that no rule matched. */
   readonly reason: string
 }
@@ -28,6 +28,8 @@ export interface Report {
    */
   readonly source: "tool" | "rule" | "none"
   readonly decisions: ReadonlyArray<Decision>
+  /** What only the running call decides, one line each (bash in a proxied sandbox: each host it connects to). */
+  readonly atRunTime?: ReadonlyArray<string> | undefined
 }
 
 const reasonOf = (d: Permission.Decision): string => {
@@ -104,7 +106,25 @@ export const explain: (
     const explanation = yield* permission.explain({ ...request, sessionID })
     decisions.push(...explanation.decisions.map(decisionOf))
   }
-  return { tool: tool.id, action: combine(decisions), source: "tool", decisions } satisfies Report
+  const atRunTime = yield* runTimeDecisions(tool.id)
+  return {
+    tool: tool.id,
+    action: combine(decisions),
+    source: "tool",
+    decisions,
+    ...(atRunTime.length === 0 ? {} : { atRunTime })
+  } satisfies Report
+})
+
+/** Tools whose commands run in the sandbox, where the network proxy asks per host. */
+const SANDBOXED_TOOLS: ReadonlySet<string> = new Set(["bash"])
+
+const runTimeDecisions = Effect.fnUntraced(function*(tool: string) {
+  if (!SANDBOXED_TOOLS.has(tool)) return []
+  const status = yield* (yield* Sandbox.Sandbox).status
+  return status.sandboxed && status.network === "proxy"
+    ? [`network: each host the command connects to is decided while it runs (permission "network", one request per host)`]
+    : []
 })
 
 const NOTE: Record<Report["source"], string> = {
@@ -117,5 +137,6 @@ const NOTE: Record<Report["source"], string> = {
 export const render = (report: Report): string =>
   [
     `${report.tool}: ${report.action}${NOTE[report.source]}`,
-    ...report.decisions.map((d) => `  ${d.action} ${d.permission} ${JSON.stringify(d.pattern)}: ${d.reason}`)
+    ...report.decisions.map((d) => `  ${d.action} ${d.permission} ${JSON.stringify(d.pattern)}: ${d.reason}`),
+    ...(report.atRunTime ?? []).map((line) => `  at run time: ${line}`)
   ].join("\n")

@@ -21,6 +21,7 @@ import {
   ModuleLoader,
   Permission,
   PermissionRules,
+  ProtectedPaths,
   QuestionResponder,
   Ripgrep,
   SpillStorage,
@@ -41,14 +42,17 @@ import * as NodeStat from "./NodeStat.ts"
 import * as DataDir from "./DataDir.ts"
 import * as Defaults from "./Defaults.ts"
 import * as WebFetchClient from "./WebFetchClient.ts"
+import * as WorkspaceTrust from "./WorkspaceTrust.ts"
 import type { ServerConfig as McpServerConfig } from "@agent-tools/mcp/client"
 
 export interface Options {
   /** The workspace root. */
   readonly cwd: string
   /**
-   * The config: an object with the file's content, or a file path (relative to `cwd`). Default:
-   * `agent-tools.json` in `cwd` when it exists, else the embedded defaults only.
+   * The config: an object with the file's content, or a file path (relative to `cwd`); it is
+   * trusted and is the whole config. Default: the user's `agent-tools.json` (in the user's config
+   * directory), then `agent-tools.json` in `cwd` over it: in full when the user trusted that folder
+   * with that file (`agent-tools trust`), else only what narrows (see WorkspaceTrust).
    */
   readonly config?: AgentConfig.Input | string | undefined
   /**
@@ -87,16 +91,21 @@ export type Platform = FileSystem.FileSystem | Path.Path | ChildProcessSpawner.C
 export interface Settings {
   /** The workspace root (absolute). */
   readonly cwd: string
-  /** The config file used, if any. */
+  /** The explicit config file, else the workspace's `agent-tools.json` when present, else the user's. */
   readonly file: string | undefined
+  /** The combined config (the permission rules are in `rules`). */
   readonly config: AgentConfig.AgentConfig
-  /** The embedded default rules followed by the config's rules. */
+  /** Whether the workspace's own config was trusted, and what of it was ignored. */
+  readonly trust: WorkspaceTrust.Trust
+  /** The embedded default rules followed by the user's, then the workspace's rules. */
   readonly rules: Permission.Ruleset
   /** The spill store's root; each workspace's spills live in a subdirectory of it. */
   readonly spillDir: string
   readonly retentionDays: number | undefined
   /** The most bytes one spill keeps (undefined: the store's default). */
   readonly spillMaxBytes: number | undefined
+  /** The most bytes all of the workspace's spills take together (undefined: the store's default). */
+  readonly spillMaxTotalBytes?: number | undefined
   /** Spills in this S3 bucket instead of `spillDir` (config `spill.s3`). */
   readonly spillS3: AgentConfig.S3Spill | undefined
   readonly platform: string
@@ -136,14 +145,15 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
   const path = yield* Path.Path
   const platform = options.platform ?? process.platform
   const cwd = path.resolve(options.cwd)
-  const { config, file } = yield* AgentConfig.load({ cwd, config: options.config })
+  const { config, file, permissions, trust } = yield* WorkspaceTrust.load({ cwd, config: options.config, platform })
   const home = yield* DataDir.home(platform)
-  const toConfigError = (e: PermissionRules.PermissionConfigError) =>
+  const toConfigError = (file: string | undefined) => (e: PermissionRules.PermissionConfigError) =>
     new AgentConfig.ConfigError({ ...(file === undefined ? {} : { file }), problems: [{ path: e.path, reason: e.reason }] })
-  const defaults = yield* PermissionRules.fromConfig(Defaults.permission, { home }).pipe(Effect.mapError(toConfigError))
-  const own = config.permission === undefined
-    ? []
-    : yield* PermissionRules.fromConfig(config.permission, { home }).pipe(Effect.mapError(toConfigError))
+  const defaults = yield* PermissionRules.fromConfig(Defaults.permission, { home }).pipe(Effect.mapError(toConfigError(undefined)))
+  const own: Array<Permission.Ruleset> = []
+  for (const source of permissions) {
+    own.push(yield* PermissionRules.fromConfig(source.permission, { home }).pipe(Effect.mapError(toConfigError(source.file))))
+  }
   const dir = config.spill?.dir
   const spillDir = dir === undefined
     ? yield* DataDir.spillDir(platform)
@@ -155,7 +165,11 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     network: config.sandbox?.network,
     extraWritable: absolute(config.sandbox?.extraWritable),
     extraReadable: absolute(config.sandbox?.extraReadable),
-    platform
+    env: config.sandbox?.env,
+    maxProcesses: config.sandbox?.maxProcesses,
+    tmpMaxBytes: config.sandbox?.tmpMaxBytes,
+    platform,
+    root: cwd
   }
   const search = yield* searchSettings(config, file)
   const mcp: Record<string, McpServerConfig.ServerConfig> = {}
@@ -167,10 +181,12 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     cwd,
     file,
     config,
-    rules: PermissionRules.merge(defaults, own),
+    trust,
+    rules: PermissionRules.merge(defaults, ...own),
     spillDir,
     retentionDays: config.spill?.retentionDays,
     spillMaxBytes: config.spill?.maxBytes,
+    spillMaxTotalBytes: config.spill?.maxTotalBytes,
     spillS3: config.spill?.s3,
     platform,
     sandbox,
@@ -205,7 +221,14 @@ const searchSettings = Effect.fnUntraced(function*(config: AgentConfig.AgentConf
  */
 export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
   s.spillS3 === undefined
-    ? SpillStorage.layer({ dir: s.spillDir, workspace: s.cwd, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes, direct: true })
+    ? SpillStorage.layer({
+      dir: s.spillDir,
+      workspace: s.cwd,
+      retentionDays: s.retentionDays,
+      maxBytes: s.spillMaxBytes,
+      maxTotalBytes: s.spillMaxTotalBytes,
+      direct: true
+    })
     : s3SpillLayer(s.spillS3, s)
 
 /**
@@ -235,8 +258,12 @@ const lspLayer = (s: Settings): Layer.Layer<never, never, Platform> => {
   const lsp = s.config.lsp
   if (lsp === undefined || lsp === false || (typeof lsp === "object" && lsp.enabled === false)) return Layer.empty
   const diagnosticsTimeout = typeof lsp === "object" ? lsp.diagnosticsTimeout : undefined
+  const workspaceTypeScript = typeof lsp === "object" ? lsp.workspaceTypeScript : undefined
   return Layer.unwrap(
-    Effect.map(Effect.promise(() => import("./lsp/NodeLsp.ts")), (NodeLsp) => NodeLsp.layer({ root: s.cwd, diagnosticsTimeout }))
+    Effect.map(
+      Effect.promise(() => import("./lsp/NodeLsp.ts")),
+      (NodeLsp) => NodeLsp.layer({ root: s.cwd, diagnosticsTimeout, workspaceTypeScript })
+    )
   )
 }
 
@@ -255,6 +282,8 @@ export const layerFromSettings = (
     ModuleLoader.layer(),
     FileTime.layer(options.fileTime),
     Layer.succeed(NodeSettings, s),
+    // The workspace's control files: read-only in the sandbox, always asked by the file tools.
+    ProtectedPaths.layer(s.config.sandbox?.protectedPaths ?? []),
     // Replaceable through `services`: a persistent todo store, the host's question responder and
     // sub-agent runner (without them, question and task are not offered).
     TodoStore.layerMemory,
@@ -267,8 +296,8 @@ export const layerFromSettings = (
     // This workspace's spill directory (of the SpillStorage below) is readable without asking.
     Workspace.layerWithSpillStorage({ root: s.cwd }),
     // rg from the configured path, PATH or the download cache, else the portable walker; glob's
-    // mtimes stat'ed in this process.
-    Ripgrep.layer({ statBatch: NodeStat.statBatch, ...options.ripgrep }),
+    // mtimes stat'ed in this process. Never an rg the workspace or a sandboxed command could plant.
+    Ripgrep.layer({ statBatch: NodeStat.statBatch, untrusted: [s.cwd, ...(s.sandbox.extraWritable ?? [])], ...options.ripgrep }),
     // The bash tool's tree-sitter parser (wasm, loaded once).
     Bash.parserLayer,
     // Big bash commands are analysed on a worker thread: other calls are served meanwhile.
@@ -284,7 +313,9 @@ export const layerFromSettings = (
     WebFetchClient.layer({ allowPrivateNetwork: s.config.webfetch?.allowPrivateNetwork }),
     s.search === undefined ? Layer.empty : Layer.merge(Layer.succeed(Web.ExaConfig, s.search), NodeHttpClient.layerNodeHttp)
   ).pipe(Layer.provideMerge(base))
-  const services = Layer.merge(core, user)
+  // The workspace config's ignored keys are told once, as the layer is built (stderr for the CLI).
+  const warning = WorkspaceTrust.warning(s.trust)
+  const services = Layer.mergeAll(core, user, warning === undefined ? Layer.empty : Layer.effectDiscard(Effect.logWarning(warning)))
   // Built-in tools are typed with open requirements; this layer provides everything listed above.
   // websearch and codesearch, when enabled, are offered right after webfetch.
   const afterWebFetch = builtins.findIndex((t) => t.id === "webfetch") + 1

@@ -39,15 +39,19 @@ export interface Options {
   readonly resolve?: Resolve | undefined
 }
 
-const systemResolve: Resolve = (host, family) =>
+export const systemResolve: Resolve = (host, family) =>
   dns.promises.lookup(host, { all: true, family: family === 4 || family === 6 ? family : 0 })
 
 type LookupCallback = (error: Error | null, address: string | ReadonlyArray<ResolvedAddress>, family?: number) => void
 
-type Refusal = (host: string, address: string) => Error | undefined
+/** The error for connecting `host` at `address`, or undefined when it may connect. */
+export type Refusal = (host: string, address: string) => Error | undefined
 
-/** A `lookup` for `net.connect` that refuses a host with any address `refusal` rejects. */
-const guardedLookup = (resolve: Resolve, refusal: Refusal) =>
+/**
+ * A `lookup` for `net.connect` that refuses a host with any address `refusal` rejects (also used by
+ * the sandbox's network proxy, so both judge addresses alike).
+ */
+export const guardedLookup = (resolve: Resolve, refusal: Refusal) =>
 (host: string, options: { readonly family?: number | string; readonly all?: boolean }, callback: LookupCallback) => {
   const family = typeof options.family === "number" ? options.family : undefined
   resolve(host, family).then(

@@ -59,7 +59,11 @@ describe("AgentConfig.decode", () => {
         `sandbox.mode: expected auto | required | off, got "strict"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ sandbox: { network: "none" } }), [
-        `sandbox.network: expected allow | deny, got "none"`
+        `sandbox.network: expected proxy | allow | deny, got "none"`
+      ])
+      assert.deepStrictEqual(yield* problemsOf({ sandbox: { protectedPaths: ["ok/x", "../up", "/abs"] } }), [
+        `sandbox.protectedPaths[1]: expected a path inside the workspace, relative to its root, got "../up"`,
+        `sandbox.protectedPaths[2]: expected a path inside the workspace, relative to its root, got "/abs"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { maxLines: 1.5 } }), [
         "truncation.maxLines: expected an integer, got 1.5"
@@ -122,7 +126,7 @@ describe("AgentConfig.decode", () => {
         `lsp.diagnosticsTimeout: expected a number, got "5s"`
       ])
       assert.deepStrictEqual(yield* problemsOf({ lsp: { diagnosticsTimeout: -1 } }), ["lsp.diagnosticsTimeout: expected a number >= 0, got -1"])
-      assert.deepStrictEqual(yield* problemsOf({ lsp: { timeout: 1 } }), ["lsp.timeout: unknown key (expected one of enabled, diagnosticsTimeout)"])
+      assert.deepStrictEqual(yield* problemsOf({ lsp: { timeout: 1 } }), ["lsp.timeout: unknown key (expected one of enabled, diagnosticsTimeout, workspaceTypeScript)"])
       assert.deepStrictEqual(yield* problemsOf({ lsp: "yes" }), [`lsp: expected true or false or an object, got "yes"`])
       assert.deepStrictEqual(yield* problemsOf({ experimental: { lsp_tool: 1 } }), ["experimental.lsp_tool: expected true or false, got 1"])
     }))
@@ -197,7 +201,7 @@ describe("AgentConfig.decode", () => {
         "truncation.tools.bash.tail: unknown key (expected one of maxLines, maxBytes, direction, strategy, disabled)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ spill: { directory: "/x" } }), [
-        "spill.directory: unknown key (expected one of dir, retentionDays, maxBytes, s3)"
+        "spill.directory: unknown key (expected one of dir, retentionDays, maxBytes, maxTotalBytes, s3)"
       ])
     }))
 

@@ -100,6 +100,15 @@ describe("bash in the sandbox", () => {
         assert.include(next.output, "No such file or directory")
       })))
 
+  live("allowing every outside path except some keeps the outside hidden from unanalysed code", () =>
+    inAgent({ permission: { ...allowAll, external_directory: { "*": "allow", "*/outside/*": "deny" } } }, "allow", (f) =>
+      Effect.gen(function*() {
+        const result = yield* bash(`/usr/bin/python3 -c "print(open('${f.outside}/' + 'secret').read())"`)
+        assert.strictEqual(result.metadata.sandboxed, true)
+        assert.notInclude(result.output, "TOP-SECRET")
+        assert.include(result.output, "No such file or directory")
+      })))
+
   live("an approved write is mounted writable for that call", () =>
     inAgent({ permission: { ...allowAll, external_directory: "ask" } }, "allow", (f) =>
       Effect.gen(function*() {

@@ -3,7 +3,7 @@
  * driven directly with commands the permission analysis may not see through, and the kernel must
  * block them anyway. Needs bwrap (CI installs bubblewrap).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { execFileSync } from "node:child_process"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -172,16 +172,13 @@ describe("what stays possible", () => {
       const hostMarker = join(tmpdir(), `host-only-${process.pid}`)
       writeFileSync(hostMarker, "x")
       try {
-        // The mount's source directory, as the kernel reports it for the temp dir.
-        const where = `awk '$5 == "${tmpdir()}" { print $4 }' /proc/self/mountinfo`
+        // The file system type of the temp dir's mount, as the kernel reports it.
+        const where = `awk '$5 == "${tmpdir()}" { for (i = 7; $i != "-"; i++); print $(i + 1) }' /proc/self/mountinfo`
         const first = yield* sandboxed(`echo one > ${tmpdir()}/mark && ls -A ${tmpdir()} && ${where}`, { ws: f.ws })
         const lines = first.output.content.trim().split("\n")
         assert.include(lines, "mark")
         assert.notInclude(lines, `host-only-${process.pid}`)
-        const source = lines.at(-1)!.split("/").find((segment) => segment.startsWith("agent-tools-sandbox-"))
-        assert.isDefined(source, first.output.content)
-        // The private directory is gone from the host once the call returned.
-        assert.notInclude(readdirSync(tmpdir()), source)
+        assert.strictEqual(lines.at(-1), "tmpfs", first.output.content)
         const second = yield* sandboxed(`cat ${tmpdir()}/mark`, { ws: f.ws })
         assert.include(second.output.content, "No such file or directory")
       } finally {
@@ -277,12 +274,12 @@ describe("network", () => {
     )
   const connect = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3 || echo no-connection`
 
-  live("allow (default): the host's loopback is reachable", () =>
+  live("allow: the host's loopback is reachable", () =>
     withServer((port) =>
       Effect.gen(function*() {
         const f = yield* scopedFixture
         try {
-          const result = yield* sandboxed(connect(port), { ws: f.ws })
+          const result = yield* sandboxed(connect(port), { ws: f.ws, layer: { network: "allow" } })
           assert.strictEqual(result.output.content, "hello from the host\n")
         } finally {
           f.cleanup()
@@ -379,14 +376,16 @@ describe("Bubblewrap.layer", () => {
       assert.isTrue(s.sandboxed)
       if (s.sandboxed) {
         assert.match(s.backend, /^bubblewrap \d/)
-        assert.strictEqual(s.network, "allow")
+        assert.strictEqual(s.network, "proxy")
       }
     }))
 
   live("probes bwrap on first use, once, not when the layer is built", () =>
     Effect.gen(function*() {
-      // Its full path: probe results are kept per process by program, and no other test uses this one.
-      const bwrap = execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim()
+      // A link of its own: probe results are kept per process by program, and no other test uses this one.
+      const dir = mkdtempSync(join(tmpdir(), "bwrap-probe-"))
+      const bwrap = `${dir}/bwrap`
+      symlinkSync(execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim(), bwrap)
       const real = yield* ChildProcessSpawner.ChildProcessSpawner
       const spawned: Array<string> = []
       const counting = ChildProcessSpawner.make((command) => {
@@ -402,7 +401,30 @@ describe("Bubblewrap.layer", () => {
         assert.strictEqual(first, second)
       }).pipe(
         Effect.provide(Bubblewrap.layer({ network: "deny", bwrap })),
-        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, counting)
+        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, counting),
+        Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      )
+    }).pipe(Effect.provide(platform)))
+
+  live("bwrap is checked again before each call: one that became writable by others is not run", () =>
+    Effect.gen(function*() {
+      const f = yield* scopedFixture
+      const dir = mkdtempSync(join(tmpdir(), "bwrap-copy-"))
+      const bwrap = join(dir, "bwrap")
+      copyFileSync(execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim(), bwrap)
+      chmodSync(bwrap, 0o755)
+      const policy: Sandbox.Policy = { root: f.ws, cwd: f.ws, writable: [], readable: [], outside: "hidden" }
+      yield* Effect.gen(function*() {
+        const service = yield* Sandbox.Sandbox
+        const first = yield* Effect.scoped(service.wrap({ command: "/bin/true", args: [] }, policy))
+        // bwrap itself, or the launcher shell that execs it.
+        assert.deepStrictEqual([first.command === bwrap || first.args.includes(bwrap), first.sandboxed], [true, true])
+        chmodSync(bwrap, 0o777)
+        const refused = yield* Effect.flip(Effect.scoped(service.wrap({ command: "/bin/true", args: [] }, policy)))
+        assert.include(refused.message, `${bwrap} is not run: ${bwrap} is writable by its group or by others (mode 777)`)
+      }).pipe(
+        Effect.provide(Bubblewrap.layer({ bwrap })),
+        Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
       )
     }).pipe(Effect.provide(platform)))
 
@@ -447,18 +469,24 @@ describe("bwrapArguments", () => {
     { _tag: "bind", path: "/usr" },
     { _tag: "bind", path: "/tmp/p/ws/node_modules/.bin" }
   ]
-  const tmp = { source: "/tmp/agent-tools-sandbox-x/tmp", target: "/tmp" }
+  const tmp = { target: "/tmp", size: 1024 }
   const args = (over: Partial<Parameters<typeof Bubblewrap.bwrapArguments>[0]> = {}) =>
     Bubblewrap.bwrapArguments({ policy, network: "allow", system, extraWritable: [], extraReadable: [], tmp, ...over }).join(" ")
 
   it("parents before children, the private tmp before what lies under it, the skeleton read-only", () => {
     assert.strictEqual(
       args({ policy: { ...policy, readable: ["/tmp/p"], writable: ["/srv/out"] }, extraReadable: ["/opt/sdk"] }),
-      "--die-with-parent --unshare-user-try --unshare-pid --unshare-ipc --unshare-uts --symlink usr/bin /bin " +
-        "--ro-bind-try /usr /usr --bind /tmp/agent-tools-sandbox-x/tmp /tmp --ro-bind-try /opt/sdk /opt/sdk " +
+      "--die-with-parent --new-session --cap-drop ALL --unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-uts " +
+        "--symlink usr/bin /bin --ro-bind-try /usr /usr --size 1024 --tmpfs /tmp --ro-bind-try /opt/sdk /opt/sdk " +
         "--ro-bind-try /tmp/p /tmp/p --bind-try /srv/out /srv/out --bind-try /tmp/p/ws /tmp/p/ws " +
         "--dev /dev --proc /proc --remount-ro / --chdir /tmp/p/ws/sub"
     )
+  })
+
+  it("every network but allow unshares the network", () => {
+    assert.include(args({ network: "proxy" }), "--unshare-net")
+    assert.include(args({ network: "deny" }), "--unshare-net")
+    assert.notInclude(args({ network: "allow" }), "--unshare-net")
   })
 
   it("a path both readable and writable is writable; network deny unshares the network", () => {
@@ -471,20 +499,35 @@ describe("bwrapArguments", () => {
   it("a private home goes under the workspace's mount, the user's files into it", () => {
     const text = args({
       policy: { ...policy, root: "/home/u/proj", cwd: "/home/u/proj" },
-      home: { source: "/tmp/agent-tools-sandbox-x/home", target: "/home/u", files: ["/home/u/.gitconfig"] },
+      home: { target: "/home/u", files: ["/home/u/.gitconfig"], size: 2048 },
       system: []
     })
     assert.include(
       text,
-      "--bind /tmp/agent-tools-sandbox-x/tmp /tmp --bind /tmp/agent-tools-sandbox-x/home /home/u " +
+      "--size 1024 --tmpfs /tmp --size 2048 --tmpfs /home/u " +
         "--ro-bind-try /home/u/.gitconfig /home/u/.gitconfig --bind-try /home/u/proj /home/u/proj"
     )
+  })
+
+  it("control files: after every writable mount, their parents pinned as mount points, then each read-only", () => {
+    const text = args({
+      policy: { ...policy, outside: "writable" },
+      tmp: undefined,
+      protected: ["/tmp/p/ws/.git/config", "/tmp/p/ws/.git/hooks", "/tmp/p/ws/.husky/_", "/tmp/p/ws/agent-tools.json", "/elsewhere/x"]
+    })
+    assert.include(
+      text,
+      "--bind-try / / --bind-try /tmp/p/ws /tmp/p/ws --bind /tmp/p/ws/.git /tmp/p/ws/.git --bind /tmp/p/ws/.husky /tmp/p/ws/.husky " +
+        "--ro-bind /tmp/p/ws/agent-tools.json /tmp/p/ws/agent-tools.json --ro-bind /tmp/p/ws/.git/config /tmp/p/ws/.git/config " +
+        "--ro-bind /tmp/p/ws/.git/hooks /tmp/p/ws/.git/hooks --ro-bind /tmp/p/ws/.husky/_ /tmp/p/ws/.husky/_ --dev /dev"
+    )
+    assert.notInclude(text, "/elsewhere")
   })
 
   it("outside writable: the whole file system as it is, no private tmp", () => {
     assert.strictEqual(
       args({ policy: { ...policy, outside: "writable" }, tmp: undefined }),
-      "--die-with-parent --unshare-user-try --unshare-pid --unshare-ipc --unshare-uts " +
+      "--die-with-parent --new-session --cap-drop ALL --unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-uts " +
         "--bind-try / / --bind-try /tmp/p/ws /tmp/p/ws --dev /dev --proc /proc --chdir /tmp/p/ws/sub"
     )
   })

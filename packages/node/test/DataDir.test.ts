@@ -47,4 +47,24 @@ describe("DataDir", () => {
     Effect.gen(function*() {
       assert.strictEqual(yield* DataDir.dataDir("win32"), "C:\\Users\\di\\AppData\\Local\\agent-tools")
     }).pipe(withEnv({ USERPROFILE: "C:\\Users\\di" })))
+
+  it("selects the platform's config directory", () => {
+    assert.strictEqual(DataDir.selectConfig("linux", {}, "/home/ann"), "/home/ann/.config/agent-tools")
+    assert.strictEqual(DataDir.selectConfig("linux", { XDG_CONFIG_HOME: "/cfg/" }, "/home/ann"), "/cfg/agent-tools")
+    // XDG: a relative XDG_CONFIG_HOME is invalid and ignored.
+    assert.strictEqual(DataDir.selectConfig("linux", { XDG_CONFIG_HOME: "cfg" }, "/home/ann"), "/home/ann/.config/agent-tools")
+    // Command-line tools on macOS follow XDG for their config.
+    assert.strictEqual(DataDir.selectConfig("darwin", {}, "/Users/ann"), "/Users/ann/.config/agent-tools")
+    assert.strictEqual(DataDir.selectConfig("darwin", { XDG_CONFIG_HOME: "/cfg" }, "/Users/ann"), "/cfg/agent-tools")
+    assert.strictEqual(
+      DataDir.selectConfig("win32", { APPDATA: "D:\\Roaming" }, "C:\\Users\\ann"),
+      "D:\\Roaming\\agent-tools"
+    )
+    assert.strictEqual(DataDir.selectConfig("win32", {}, "C:\\Users\\ann"), "C:\\Users\\ann\\AppData\\Roaming\\agent-tools")
+  })
+
+  it.effect("reads XDG_CONFIG_HOME and HOME through Config", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* DataDir.configDir("linux"), "/home/bob/.config/agent-tools")
+    }).pipe(withEnv({ HOME: "/home/bob" })))
 })

@@ -4,6 +4,7 @@
  * layer's scope closes. The server takes a few seconds to start: the tests allow a minute.
  */
 import { execFileSync } from "node:child_process"
+import { createRequire } from "node:module"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, FileSystem, Path } from "effect"
 import { NodeServices } from "@effect/platform-node"
@@ -59,16 +60,22 @@ const alive = (pid: number) => {
  * Runs `f` with the node layer (LSP on) in a fresh copy of the project; once the layer's scope
  * has closed, checks that every server process seen while `f` ran is gone.
  */
-const inProject = <A, E>(f: Effect.Effect<A, E, NodeAgentTools.Services>) =>
+const inProject = <A, E>(
+  f: Effect.Effect<A, E, NodeAgentTools.Services>,
+  options: { readonly files?: Record<string, string>; readonly config?: AgentConfig.Input } = {}
+) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const dir = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-lsp-" }))
-    for (const [name, content] of Object.entries(PROJECT)) yield* fs.writeFileString(path.join(dir, name), content)
+    for (const [name, content] of Object.entries({ ...PROJECT, ...options.files })) {
+      yield* fs.makeDirectory(path.dirname(path.join(dir, name)), { recursive: true })
+      yield* fs.writeFileString(path.join(dir, name), content)
+    }
     let seen: ReadonlyArray<number> = []
     const result = yield* f.pipe(
       Effect.tap(() => Effect.sync(() => (seen = serverPids()))),
-      Effect.provide(NodeAgentTools.layerWithoutPlatform({ cwd: dir, platform: "linux", unattended: "allow", config: CONFIG }))
+      Effect.provide(NodeAgentTools.layerWithoutPlatform({ cwd: dir, platform: "linux", unattended: "allow", config: options.config ?? CONFIG }))
     )
     assert.isAbove(seen.length, 0, "a language server ran")
     assert.deepStrictEqual(seen.filter(alive), [], "no server process is left after the scope closed")
@@ -79,7 +86,34 @@ const inProject = <A, E>(f: Effect.Effect<A, E, NodeAgentTools.Services>) =>
 const MATH_ERROR = "<diagnostics file=\"math.ts\">\nERROR [2:3] Type 'string' is not assignable to type 'number'.\n</diagnostics>"
 const MAIN_ERROR = "<diagnostics file=\"main.ts\">\nERROR [3:30] Expected 3 arguments, but got 2.\n</diagnostics>"
 
+/**
+ * A workspace's own TypeScript, as a command run in the workspace could plant it: it marks that it
+ * ran, then serves as the real one.
+ */
+const planted = (marker: string): Record<string, string> => ({
+  "node_modules/typescript/package.json": JSON.stringify({ name: "typescript", version: "5.9.3" }),
+  "node_modules/typescript/lib/tsserver.js": `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran")
+require(${JSON.stringify(createRequire(import.meta.url).resolve("typescript/lib/tsserver.js"))})
+`
+})
+
 describe("LSP diagnostics (typescript-language-server)", () => {
+  it.live("the server runs our TypeScript, not the workspace's, unless lsp.workspaceTypeScript", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const marker = yield* fs.makeTempFileScoped({ prefix: "agent-lsp-marker-" })
+      yield* fs.remove(marker)
+      const edit = call("read", { filePath: "math.ts" }).pipe(
+        Effect.andThen(output("edit", { filePath: "math.ts", oldString: "return a + b", newString: "return \"oops\"" }))
+      )
+      assert.include(yield* inProject(edit, { files: planted(marker) }), MATH_ERROR)
+      assert.isFalse(yield* fs.exists(marker), "the workspace's tsserver.js did not run")
+      // The planted file is a working TypeScript: opted in, it is the one that runs.
+      const config = { ...CONFIG, lsp: { diagnosticsTimeout: 30_000, workspaceTypeScript: true } }
+      assert.include(yield* inProject(edit, { files: planted(marker), config }), MATH_ERROR)
+      assert.isTrue(yield* fs.exists(marker), "the workspace's tsserver.js ran when opted in")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 120_000)
+
   it.live("an edit's type error is reported, the fixing edit reports none, and a broken importer is reported as another file", () =>
     inProject(Effect.gen(function*() {
       yield* call("read", { filePath: "math.ts" })

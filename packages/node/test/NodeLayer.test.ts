@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, FileSystem, Layer, Path } from "effect"
 import { NodeServices } from "@effect/platform-node"
 import { z } from "zod"
 import { Permission, SpillStorage, Tool, ToolRegistry, Workspace } from "@agent-tools/core"
-import { NodeAgentTools } from "@agent-tools/node"
+import { NodeAgentTools, WorkspaceTrust } from "@agent-tools/node"
 import { builtins } from "@agent-tools/tools"
 
 // Small tools standing in for the built-ins: what the layer wires (config, rules, truncation,
@@ -25,20 +25,32 @@ const Touch = Tool.define("touch", {
 
 const tools = [Echo, Touch]
 
-const fakeEnv = ConfigProvider.layer(ConfigProvider.fromEnv({ env: { HOME: "/home/test", XDG_DATA_HOME: "/xdg" } }))
+const fakeEnv = (configHome: string) =>
+  ConfigProvider.layer(ConfigProvider.fromEnv({ env: { HOME: "/home/test", XDG_DATA_HOME: "/xdg", XDG_CONFIG_HOME: configHome } }))
 
-/** Runs `f` in a fresh temp workspace holding `files`, on the real Node platform. */
-const inWorkspace = <A, E, R>(files: Record<string, string>, f: (dir: string) => Effect.Effect<A, E, R>) =>
+/**
+ * Runs `f` in a fresh temp workspace holding `files`, on the real Node platform, with an empty
+ * user config directory of its own; `trusted`: the user trusts the workspace (its config applies).
+ */
+const inWorkspace = <A, E, R>(
+  files: Record<string, string>,
+  f: (dir: string) => Effect.Effect<A, E, R>,
+  options: { readonly trusted?: boolean } = {}
+) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const dir = yield* fs.realPath(yield* fs.makeTempDirectoryScoped({ prefix: "agent-node-" }))
-    for (const [name, content] of Object.entries(files)) {
-      yield* fs.makeDirectory(path.dirname(path.join(dir, name)), { recursive: true })
-      yield* fs.writeFileString(path.join(dir, name), content)
-    }
-    return yield* f(dir)
-  }).pipe(Effect.provide(NodeServices.layer), Effect.provide(fakeEnv))
+    const configHome = yield* fs.makeTempDirectoryScoped({ prefix: "agent-node-config-" })
+    return yield* Effect.gen(function*() {
+      for (const [name, content] of Object.entries(files)) {
+        yield* fs.makeDirectory(path.dirname(path.join(dir, name)), { recursive: true })
+        yield* fs.writeFileString(path.join(dir, name), content)
+      }
+      if (options.trusted === true) yield* WorkspaceTrust.trust(dir)
+      return yield* f(dir)
+    }).pipe(Effect.provide(fakeEnv(configHome)))
+  }).pipe(Effect.provide(NodeServices.layer))
 
 const agent = (dir: string, options: Partial<NodeAgentTools.Options> = {}) =>
   NodeAgentTools.layerWithoutPlatform({ cwd: dir, tools, platform: "linux", unattended: "reject", ...options })
@@ -83,7 +95,7 @@ describe("NodeAgentTools.layer", () => {
       }).pipe(Effect.provide(agent(dir)))
     ))
 
-  it.effect("agent-tools.json: rules, disabled tools, truncation and the spill dir", () =>
+  it.effect("agent-tools.json of a trusted workspace: rules, disabled tools, truncation and the spill dir", () =>
     inWorkspace({
       "agent-tools.json": JSON.stringify({
         permission: { edit: { "*": "allow", "secret/*": "deny" } },
@@ -104,8 +116,7 @@ describe("NodeAgentTools.layer", () => {
         assert.strictEqual(denied._tag, "PermissionDeniedError")
         const disabled = yield* Effect.flip(call("echo", { text: "x" }))
         assert.strictEqual(disabled._tag, "ToolUnavailableError")
-      }).pipe(Effect.provide(agent(dir)))
-    ))
+      }).pipe(Effect.provide(agent(dir))), { trusted: true }))
 
   it.effect("truncation.tools.<id>.strategy from agent-tools.json: a JSON output stays valid JSON", () =>
     inWorkspace({
@@ -209,8 +220,7 @@ describe("NodeAgentTools.layer", () => {
         assert.deepStrictEqual(yield* registry.diagnostics, [])
         assert.include((yield* registry.tools()).map((t) => t.id), "hello")
         assert.strictEqual((yield* call("hello", {})).output, "hello from a custom tool")
-      }).pipe(Effect.provide(agent(dir)))
-    ))
+      }).pipe(Effect.provide(agent(dir))), { trusted: true }))
 
   it.effect("fails with the bad key of the config, or the missing workspace", () =>
     inWorkspace({ "agent-tools.json": `{"truncation":{"direction":"middle"}}` }, (dir) =>
@@ -255,8 +265,7 @@ describe("NodeAgentTools.layer", () => {
         // Built without starting anything: no server was reachable, yet no warning and no failure.
         const registry = yield* ToolRegistry.ToolRegistry
         assert.deepStrictEqual(yield* registry.ids, ["echo", "touch"])
-      }).pipe(Effect.provide(agent(dir)))
-    ))
+      }).pipe(Effect.provide(agent(dir))), { trusted: true }))
 
   it.effect("mcp: a tools.disabled entry with no server's prefix is still refused", () =>
     inWorkspace({

@@ -52,7 +52,10 @@ export interface Options {
    */
   readonly client?: S3Client | undefined
   readonly retentionDays?: number | undefined
-  /** Per-spill cap in bytes, as in the file store. Default 4 GiB. */
+  /**
+   * Per-spill cap in bytes, as in the file store. Default 4 GiB. (The file store's total cap,
+   * `maxTotalBytes`, is not enforced on a bucket: retention and lifecycle rules bound it.)
+   */
   readonly maxBytes?: number | undefined
   readonly upload?: Partial<S3Upload.UploadSettings> | undefined
   readonly ranges?: Partial<S3RangedRead.RangeSettings> | undefined

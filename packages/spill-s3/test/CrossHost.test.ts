@@ -3,7 +3,7 @@
  * `spill.s3` in its agent-tools.json. A command's output spilled by the first is paged (read) and
  * searched (grep) by the second through its `s3://` reference.
  */
-import { execFile } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -25,12 +25,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** A workspace of its own with the shared bucket configured. */
+/** A workspace of its own with the shared bucket configured, trusted by the user (so its spill.s3 applies). */
 const host = (name: string) => {
   const root = join(dir, name)
   mkdirSync(root)
   const config = { spill: { s3: { bucket: running.server.bucket, prefix: "shared/", endpoint: running.server.endpoint, forcePathStyle: true } } }
   writeFileSync(join(root, "agent-tools.json"), JSON.stringify(config))
+  execFileSync(process.execPath, ["--conditions=agent-tools-source", BIN, "trust", root])
   return root
 }
 

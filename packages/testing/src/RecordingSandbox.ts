@@ -1,6 +1,7 @@
 /**
  * A `Sandbox` twin for tests: it reports the status it is given, records every command and policy
- * a tool hands to `wrap`, and returns the command unchanged — it confines nothing. Use it to check
+ * a tool hands to `wrap`, and returns the command unchanged — it confines nothing, yet says
+ * `sandboxed` as its status does, so a tool's sandboxed path can be tested. Use it to check
  * what a tool asks the sandbox for (which paths a call may reach); the real confinement is tested
  * against bubblewrap in `@agent-tools/node`.
  *
@@ -38,7 +39,7 @@ export const make = (
     wrap: (command, policy) =>
       Effect.sync(() => {
         calls.push({ command, policy })
-        return command
+        return { ...command, sandboxed: status.sandboxed }
       })
   }
   return { layer: Layer.succeed(Sandbox.Sandbox, service), service, calls }

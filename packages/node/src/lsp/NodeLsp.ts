@@ -32,8 +32,10 @@ export interface Options {
   readonly root: string
   /** The longest a touch waits for diagnostics (default 3 s). */
   readonly diagnosticsTimeout?: Duration.Input | undefined
-  /** The servers to run (default: all of `Servers.all`). */
+  /** The servers to run (default: `Servers.servers`, with `workspaceTypeScript`). */
   readonly servers?: ReadonlyArray<Servers.Server> | undefined
+  /** Run the workspace's own TypeScript instead of ours (see `Servers.TypeScriptOptions`). */
+  readonly workspaceTypeScript?: boolean | undefined
 }
 
 type Requirements = FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner
@@ -43,7 +45,7 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
   const path = yield* Path.Path
   const context = yield* Effect.context<Requirements>()
   const scope = yield* Effect.scope
-  const servers = options.servers ?? Servers.all
+  const servers = options.servers ?? Servers.servers({ workspaceTypeScript: options.workspaceTypeScript })
   const timeout = Duration.fromInputUnsafe(options.diagnosticsTimeout ?? DEFAULT_DIAGNOSTICS_TIMEOUT)
   const root = path.resolve(options.root)
   const clients = new Map<string, Deferred.Deferred<LspClient.Client, Lsp.LspError>>()

@@ -28,12 +28,21 @@ export interface Server {
 
 const require = createRequire(import.meta.url)
 
+export interface TypeScriptOptions {
+  /**
+   * Run the workspace's own TypeScript (its node_modules/typescript) when it has one. Off by
+   * default: that file is the workspace's code, and a command run in the workspace can plant it,
+   * so it would run on the host at the next edit of a .ts file.
+   */
+  readonly workspaceTypeScript?: boolean | undefined
+}
+
 /**
- * typescript-language-server on tsserver. The server itself prefers the project's own
- * `typescript` (node_modules/typescript in the root) when it is one with a tsserver; otherwise
- * the TypeScript this package depends on is used (`fallbackPath`).
+ * typescript-language-server on tsserver. By default the TypeScript this package depends on is
+ * given as the server's `tsserver.path`, which the server prefers over the workspace's; with
+ * `workspaceTypeScript` it is only the fallback (`fallbackPath`) for a workspace without its own.
  */
-export const typescript: Server = {
+export const typescriptServer = (options: TypeScriptOptions = {}): Server => ({
   id: "typescript",
   languages: {
     ".ts": "typescript",
@@ -46,18 +55,27 @@ export const typescript: Server = {
     ".jsx": "javascriptreact"
   },
   rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
-  launch: () => ({
-    command: process.execPath,
-    args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
-    initializationOptions: {
-      tsserver: { fallbackPath: require.resolve("typescript/lib/tsserver.js") },
-      // No type acquisition: it would download @types packages in the background.
-      disableAutomaticTypingAcquisition: true
+  launch: () => {
+    const ours = require.resolve("typescript/lib/tsserver.js")
+    return {
+      command: process.execPath,
+      args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
+      initializationOptions: {
+        tsserver: options.workspaceTypeScript === true ? { fallbackPath: ours } : { path: ours },
+        // No type acquisition: it would download @types packages in the background.
+        disableAutomaticTypingAcquisition: true
+      }
     }
-  })
-}
+  }
+})
+
+/** The TypeScript server on the TypeScript this package depends on. */
+export const typescript: Server = typescriptServer()
 
 export const all: ReadonlyArray<Server> = [typescript]
+
+/** Every server, with the TypeScript choice of the config. */
+export const servers = (options: TypeScriptOptions = {}): ReadonlyArray<Server> => [typescriptServer(options)]
 
 /** The server for a file, by its extension. */
 export const forFile = (servers: ReadonlyArray<Server>, file: string, path: Path.Path): Server | undefined => {

@@ -1,7 +1,10 @@
 /**
  * skill: loads one of the skills found at start (see `skills.ts`). The description lists the
  * skills no permission rule denies; a call asks the `skill` permission with the skill's name and
- * returns its instructions, its folder and a sample of the files beside it.
+ * returns its instructions, its folder and a sample of the files beside it. The SKILL.md is read
+ * by its real path, resolved again at each call: when that lies outside the skill's (real) skills
+ * directory (a symbolic link out), the call also asks what `read` of that path asks
+ * (`external_directory` when outside the workspace, then `read`), in the same prompt.
  */
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
@@ -9,6 +12,8 @@ import * as Path from "effect/Path"
 import { pathToFileURL } from "node:url"
 import * as z from "zod"
 import { Permission, PermissionRules, Tool, Workspace } from "@agent-tools/core"
+import { displayPath } from "../file/common.ts"
+import { locate, withExternal } from "../shared/access.ts"
 import * as Descriptions from "./descriptions.ts"
 import * as Skills from "./skills.ts"
 
@@ -21,10 +26,10 @@ export const SkillTool = Tool.define(
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const { root } = yield* Workspace.Workspace
+    const workspace = yield* Workspace.Workspace
     const { directories } = yield* Skills.SkillConfig
     const rules = (yield* Permission.Permission).rules
-    const found = yield* Skills.discover(root, directories)
+    const found = yield* Skills.discover(workspace.root, directories, workspace.contains)
     const skills = found.filter((s) => PermissionRules.evaluate("skill", s.name, rules).action !== "deny")
     const byName = new Map(skills.map((s) => [s.name, s]))
 
@@ -38,9 +43,25 @@ export const SkillTool = Tool.define(
       )
     }
 
-    const execute = Effect.fn("SkillTool.execute")(function*(args: z.output<typeof parameters>) {
+    /** The skill, the real path of its SKILL.md now, and the call's permission requests. */
+    const prepare = Effect.fnUntraced(function*(args: z.output<typeof parameters>) {
       const skill = yield* lookup(args.name)
-      const text = yield* fs.readFileString(skill.file).pipe(
+      const resolved = yield* locate("skill", skill.file)
+      const own: Tool.AskInput = { permission: "skill", patterns: [skill.name], always: [skill.name], metadata: { dir: skill.dir } }
+      if (Skills.isHome(skill.home, resolved.real, path.sep)) return { skill, real: resolved.real, requests: [own] }
+      const read: Tool.AskInput = {
+        permission: "read",
+        patterns: [yield* displayPath(resolved)],
+        always: ["*"],
+        metadata: { filepath: resolved.real }
+      }
+      return { skill, real: resolved.real, requests: [...withExternal(resolved, { access: "read" }, read), own] }
+    }, Effect.provideService(Workspace.Workspace, workspace), Effect.provideService(Path.Path, path))
+
+    const execute = Effect.fn("SkillTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
+      const { skill, real, requests } = yield* prepare(args)
+      yield* ctx.askAll(requests)
+      const text = yield* fs.readFileString(real).pipe(
         Effect.mapError((e) => new Tool.ToolError({ tool: "skill", message: `Skill "${skill.name}" could not be read: ${e.message}` }))
       )
       const body = Skills.frontMatter(text)?.body ?? text
@@ -69,8 +90,7 @@ export const SkillTool = Tool.define(
     return {
       description: Descriptions.skill(skills),
       parameters,
-      requests: (args: z.output<typeof parameters>) =>
-        Effect.map(lookup(args.name), (s) => [{ permission: "skill", patterns: [s.name], always: [s.name], metadata: { dir: s.dir } }]),
+      requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests),
       execute,
       annotations: { readOnly: true }
     } satisfies Tool.Def<typeof parameters>

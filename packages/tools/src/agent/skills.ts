@@ -11,11 +11,20 @@
  * Skills are found under the configured directories (`SkillConfig`, relative to the workspace
  * root), at most `MAX_DEPTH` levels down. A SKILL.md without a name or description is skipped
  * with a warning; when two skills share a name, the one found last wins.
+ *
+ * Skill files are judged by their real path, like `read` judges a path: a SKILL.md (or a skill
+ * folder) that is a symbolic link out of its skills directory is only a skill when its target lies
+ * inside the workspace, and loading it then asks `read` for that file. A link that leads out of
+ * the workspace is skipped with a warning: discovery runs at start, where nothing can be asked,
+ * and reading the target would put an outside file's text in the tool's description. A skills
+ * directory inside the workspace that is itself a link out of it counts as such a link for every
+ * skill in it; a configured directory outside the workspace is the user's and is its own home.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
+import { Workspace } from "@agent-tools/core"
 
 export interface SkillConfig {
   /** Directories searched for skills: absolute, or relative to the workspace root. */
@@ -32,10 +41,15 @@ export const SkillConfig = Context.Reference<SkillConfig>("@agent-tools/tools/Sk
 export interface Skill {
   readonly name: string
   readonly description: string
-  /** The SKILL.md file. */
+  /** The SKILL.md file, as found under its skills directory. */
   readonly file: string
   /** Its folder. */
   readonly dir: string
+  /**
+   * The real path of the skills directory it was found in: a file whose real path is outside it
+   * is a link out. Undefined when that directory is itself a link out (see `discover`).
+   */
+  readonly home: string | undefined
 }
 
 export const FILE_NAME = "SKILL.md"
@@ -85,14 +99,35 @@ const findSkillFiles = Effect.fnUntraced(function*(dir: string) {
   return found
 })
 
-/** The skills under `directories` (resolved against `root`), sorted by name. */
-export const discover = Effect.fn("Skills.discover")(function*(root: string, directories: ReadonlyArray<string>) {
+/** Whether a skill file's real path lies inside its skills directory's real path. */
+export const isHome = (home: string | undefined, real: string, sep = "/"): boolean =>
+  home !== undefined && Workspace.isWithin(home, real, sep)
+
+/**
+ * The skills under `directories` (resolved against `root`), sorted by name. `inWorkspace` says
+ * whether a real path lies inside the workspace (`Workspace.contains`).
+ */
+export const discover = Effect.fn("Skills.discover")(function*(
+  root: string,
+  directories: ReadonlyArray<string>,
+  inWorkspace: (realPath: string) => boolean
+) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const byName = new Map<string, Skill>()
   for (const directory of directories) {
-    for (const file of yield* findSkillFiles(path.resolve(root, directory))) {
-      const text = yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => undefined))
+    const absolute = path.resolve(root, directory)
+    const realDir = yield* fs.realPath(absolute).pipe(Effect.orElseSucceed(() => undefined))
+    if (realDir === undefined) continue
+    const home = Workspace.isWithin(root, absolute, path.sep) && !inWorkspace(realDir) ? undefined : realDir
+    for (const file of yield* findSkillFiles(absolute)) {
+      const real = yield* fs.realPath(file).pipe(Effect.orElseSucceed(() => undefined))
+      if (real === undefined) continue
+      if (!isHome(home, real, path.sep) && !inWorkspace(real)) {
+        yield* Effect.logWarning(`skill skipped: ${file} links to ${real}, outside its skills directory and the workspace`)
+        continue
+      }
+      const text = yield* fs.readFileString(real).pipe(Effect.orElseSucceed(() => undefined))
       const parsed = text === undefined ? undefined : frontMatter(text)
       const name = parsed?.fields.name ?? ""
       const description = parsed?.fields.description ?? ""
@@ -102,7 +137,7 @@ export const discover = Effect.fn("Skills.discover")(function*(root: string, dir
       }
       const earlier = byName.get(name)
       if (earlier !== undefined) yield* Effect.logWarning(`skill "${name}" of ${file} replaces the one in ${earlier.file}`)
-      byName.set(name, { name, description, file, dir: path.dirname(file) })
+      byName.set(name, { name, description, file, dir: path.dirname(file), home })
     }
   }
   return [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)

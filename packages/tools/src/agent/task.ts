@@ -2,7 +2,8 @@
  * task: runs a sub-agent through the runtime's `SubagentRunner` (the library has no model loop of
  * its own). The description lists the runner's agent types that no permission rule denies; a call
  * asks the `task` permission for its agent type; `task_id` resumes an earlier task. The answer
- * is bounded like any output.
+ * is bounded like any output. A call made `SubagentRunner.MAX_DEPTH` sub-agents deep is refused
+ * (the depth is on the call's context), whatever tools the calling agent lists.
  */
 import * as Effect from "effect/Effect"
 import * as z from "zod"
@@ -36,15 +37,26 @@ export const TaskTool = Tool.define(
         }`
       })
 
-    const requests = (args: Args) =>
-      names.has(args.subagent_type)
-        ? Effect.succeed([{
-          permission: "task",
-          patterns: [args.subagent_type],
-          always: [args.subagent_type],
-          metadata: { description: args.description, subagent_type: args.subagent_type }
-        }])
-        : Effect.fail(unknown(args.subagent_type))
+    const tooDeep = (ctx: Tool.Context) => {
+      const depth = ctx.depth ?? 0
+      return depth < SubagentRunner.MAX_DEPTH ? undefined : new Tool.ToolError({
+        tool: "task",
+        message: `A sub-agent cannot start another sub-agent here: this call is ${depth} sub-agents deep and at most ${SubagentRunner.MAX_DEPTH} may be nested. Do the task with your own tools instead.`
+      })
+    }
+
+    /** Why the call is refused before anything is asked (too deep, an unknown type), or undefined. */
+    const refusal = (args: Args, ctx: Tool.Context) => tooDeep(ctx) ?? (names.has(args.subagent_type) ? undefined : unknown(args.subagent_type))
+
+    const requests = (args: Args, ctx: Tool.Context) => {
+      const refused = refusal(args, ctx)
+      return refused !== undefined ? Effect.fail(refused) : Effect.succeed([{
+        permission: "task",
+        patterns: [args.subagent_type],
+        always: [args.subagent_type],
+        metadata: { description: args.description, subagent_type: args.subagent_type }
+      }])
+    }
 
     return {
       description: Descriptions.task(agents),
@@ -53,9 +65,11 @@ export const TaskTool = Tool.define(
       unavailable: runner.unavailable,
       requests,
       execute: Effect.fn("TaskTool.execute")(function*(args: Args, ctx: Tool.Context) {
-        if (!names.has(args.subagent_type)) return yield* unknown(args.subagent_type)
+        const refused = refusal(args, ctx)
+        if (refused !== undefined) return yield* refused
         yield* ctx.metadata({ title: args.description, metadata: { subagent_type: args.subagent_type } })
         const outcome = yield* runner.run({
+          depth: (ctx.depth ?? 0) + 1,
           sessionID: ctx.sessionID,
           callID: ctx.callID,
           taskID: args.task_id,

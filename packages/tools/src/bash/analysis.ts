@@ -6,9 +6,11 @@
  * directory with their `..` segments kept for Workspace to resolve after symlinks.
  *
  * Anything it cannot see through (a syntax error, a command name known only at run time, a path
- * argument built from variables, `cd $X`, code read from stdin, inline interpreter code, a path
- * through a link the script made) is listed in `unsupported`: the tool then asks for the whole
- * command text and never lets a rule allow it silently.
+ * argument built from variables, `cd $X`, `cd -P` past a `..`, code read from stdin, inline
+ * interpreter code and programs running a command named in an option (`code.ts`, `runsCode.ts`),
+ * text bash itself evaluates as code (`shellEval.ts`), a script the command wrote and then runs,
+ * arguments `xargs` reads, a path through a link the script made) is listed in `unsupported`: the
+ * tool then asks for the whole command text and never lets a rule allow it silently.
  *
  * The work is linear in the size of the command; `analyzeBounded` refuses commands over
  * `MAX_COMMAND_BYTES` and nesting past `MAX_NESTING` with a BashAnalysisError.
@@ -16,12 +18,14 @@
 import * as Effect from "effect/Effect"
 import type { Node, TreeCursor } from "./syntax.ts"
 import { expandBraces, MAX_BRACE_WORDS, wordFromText } from "./braces.ts"
-import { codeVariable, hiddenCode, sedEffects, sedScripts } from "./code.ts"
+import { codeVariable, hiddenCode, scriptFiles, sedEffects, sedScripts } from "./code.ts"
+import { ALIAS_REASON, aliasDefinitions, promptExpansion, subscriptCode, testSubscriptCode } from "./shellEval.ts"
 import type { SyncParser } from "./parser.ts"
 import type { Analysis, Command, Options, PathSource, PathUse } from "./analysisTypes.ts"
 import { BashAnalysisError, MAX_NESTING, nestingError, sizeError } from "./bounds.ts"
 import { clip, type Context, copy, errorSnippet, isUnsafe, joinTexts, literalWord, MAX_DEPTH, type State, unique } from "./walkState.ts"
-import { type Access, commandPaths, isDevice, type Kind, MODIFYING_COMMANDS, normalize, resolvePath } from "./paths.ts"
+import { type Access, commandPaths, isDevice, type Kind, MODIFYING_COMMANDS, NO_PATH_ARGUMENTS, normalize, resolvePath } from "./paths.ts"
+import { outputPaths } from "./outputOptions.ts"
 import { exact, forms, SAFE_ENV, SYSTEM_BIN } from "./patterns.ts"
 import { evaluate, evaluateLeaf, isLeafWord, type LeafWord, makeWord, type Word } from "./words.ts"
 import { assignmentName, findParts, UNSUPPORTED_NAMES, unwrap, WRAPPER_NAMES } from "./wrappers.ts"
@@ -36,6 +40,13 @@ class Walker {
   readonly functions = new Set<string>()
   /** Where the script makes links (lexically normalised): the kernel will follow them, unseen. */
   readonly links: Array<string> = []
+  /**
+   * Files the script writes (lexically normalised), and whether anything under it may be written
+   * too (`tar -x -C dir`): running one later runs code nobody read.
+   */
+  readonly written: Array<{ readonly path: string; readonly tree: boolean }> = []
+  /** `set -P`: every later `cd` resolves physically, like `cd -P`. */
+  private physical = false
   private depth = 0
   /** Inside code run by `xargs` (`xargs sh -c '…'`): its arguments arrive unseen. */
   private unseenArguments = 0
@@ -133,11 +144,25 @@ class Walker {
         const named = this.kids(node, false)
         const exported = node.firstChild?.type === "export" ||
           named.some((c) => c.type === "word" && /^-[a-zA-Z]*x/.test(c.text))
+        const env = { home: this.home, cwd: state.cwd }
+        const operands = named.filter((c) => c.type !== "variable_assignment").map((c) => evaluate(c, env).value)
+        const subscript = subscriptCode("declare", operands)
+        if (subscript !== undefined) this.unsupport(subscript)
         for (const child of named) {
           if (child.type === "variable_assignment") this.assignment(child, state, exported)
           else this.walk(child, state)
         }
         return
+      }
+      case "expansion": {
+        const prompt = promptExpansion(node.text)
+        if (prompt !== undefined) this.unsupport(prompt)
+        return this.children(node, state)
+      }
+      case "test_command": {
+        const subscript = testSubscriptCode(node.text)
+        if (subscript !== undefined) this.unsupport(subscript)
+        return this.children(node, state)
       }
       case "ERROR":
         this.unsupport(`syntax error near: ${clip(node.text)}`)
@@ -183,16 +208,24 @@ class Walker {
 
   /** `X=1` / `export X=1` on its own: later commands inherit it when it is in the environment. */
   assignment(node: Node, state: State, exported: boolean) {
-    const value = node.childForFieldName("value")
-    if (value !== null) this.walk(value, state)
+    this.assigned(node, state)
     const name = node.childForFieldName("name")?.text ?? ""
     if (SAFE_ENV.has(name)) return
     const assigned = node.childForFieldName("value")
-    const code = codeVariable(name, assigned === null ? "" : evaluate(assigned, { home: this.home, cwd: undefined }).value)
+    const evaluated = assigned === null ? undefined : evaluate(assigned, { home: this.home, cwd: undefined })
+    const code = codeVariable(name, evaluated?.value ?? "", evaluated?.dynamic ?? false)
     if (code !== undefined) this.unsupport(code)
     if (!exported && !/^[A-Z_][A-Z0-9_]*$/.test(name)) return // a shell variable, not exported
     const text = node.parent?.type === "declaration_command" ? node.parent.text : node.text
     this.commands.push({ text, argv: [], patterns: [text], always: exact(text), via: [], cwd: state.cwd })
+  }
+
+  /** The code inside an assignment: its value, and the subscript of `a[$(cmd)]=…`, which bash runs. */
+  assigned(node: Node, state: State) {
+    const name = node.childForFieldName("name")
+    if (name !== null && name.type !== "variable_name") this.walk(name, state)
+    const value = node.childForFieldName("value")
+    if (value !== null) this.walk(value, state)
   }
 
   command(node: Node, state: State) {
@@ -219,8 +252,7 @@ class Walker {
       } else if (type.endsWith("_redirect")) {
         this.redirect(child, state, node.text)
       } else if (type === "variable_assignment") {
-        const value = child.childForFieldName("value")
-        if (value !== null) this.walk(value, state)
+        this.assigned(child, state)
         assignments.push(evaluate(child, env))
       } else {
         // Substitutions inside the words; a word without `$`, a backtick or `<(`/`>(` has none.
@@ -266,7 +298,7 @@ class Walker {
   private simpleCommand(words: ReadonlyArray<Word>, ctx: Context): void {
     for (const a of ctx.assignments) {
       const value = a.value.slice(a.value.indexOf("=") + 1).replace(/^(['"])(.*)\1$/s, "$2")
-      const code = codeVariable(assignmentName(a), value)
+      const code = codeVariable(assignmentName(a), value, a.dynamic)
       if (code !== undefined) this.unsupport(code)
     }
     const name = words[0]!
@@ -279,19 +311,33 @@ class Walker {
       return
     }
     const raw = name.value
+    // `sudo 'BASH_FUNC_ls%%=() { …; }' bash -c ls`: a wrapper that passes assignments on.
+    const exported = raw.includes("=") ? codeVariable(raw.slice(0, raw.indexOf("=")), raw.slice(raw.indexOf("=") + 1)) : undefined
+    if (exported !== undefined) this.unsupport(exported)
     const slash = raw.lastIndexOf("/")
     const normName = slash >= 0 ? raw.slice(slash + 1) : raw
     const foreignPath = slash >= 0 && !SYSTEM_BIN.has(raw.slice(0, slash) || "/")
-    if (foreignPath) this.path(name, "read", "any", "program", text, ctx.state.cwd)
+    if (foreignPath) {
+      this.path(name, "read", "any", "program", text, ctx.state.cwd)
+      this.runsWritten(name, normName, ctx.state.cwd)
+    }
     if (slash < 0 && this.functions.has(raw)) return // its body was analysed where it was defined
     const args = words.slice(1)
     const normalized = [makeWord(normName, normName, name.dynamic, name.glob, name.fd)].concat(args)
 
     if (normName === "cd" || normName === "pushd" || normName === "popd") return this.cd(normName, args, text, ctx.state)
+    if (normName === "set" && args.some((w, i) => /^-[A-Za-z]*P/.test(w.value) || (w.value === "-o" && args[i + 1]?.value === "physical"))) {
+      this.physical = true
+    }
     if (UNSUPPORTED_NAMES.has(normName)) this.unsupport(`${normName} is not supported by the analysis`)
 
     const unwrapped = unwrap(normName, normalized)
     if (unwrapped?._tag === "inner") {
+      // The wrapper's own output file (`time -o f`, `strace -o f`).
+      for (const o of outputPaths(normName, unwrapped.wrapper.slice(1))) {
+        if (o.word.dynamic) this.unsupport(`${normName}: the path ${clip(o.word.text)} is only known at run time`)
+        else this.path(o.word, "write", o.kind, "argument", text, ctx.state.cwd)
+      }
       let state = ctx.state
       if (unwrapped.chdir !== undefined) {
         state = copy(ctx.state)
@@ -341,15 +387,32 @@ class Walker {
       foreignPath,
       unsafeEnv: ctx.unsafeEnv,
       privileged: ctx.privileged,
-      wrapperAlone: unwrapped === undefined && WRAPPER_NAMES.has(normName)
+      // A wrapper given no command (`sudo -v`), or one whose command is unseen (`env -S…`).
+      wrapperAlone: (unwrapped === undefined || unwrapped._tag === "unseen") && WRAPPER_NAMES.has(normName)
     })
     this.commands.push({ text, argv, patterns, always, via: ctx.via, cwd: ctx.state.cwd })
     const values = args.map((w) => w.value)
+    for (const file of scriptFiles(normName, args)) this.runsWritten(file, normName, ctx.state.cwd)
     const hidden = hiddenCode(normName, values)
     if (hidden !== undefined) this.unsupport(hidden)
+    const aliases = aliasDefinitions(normName, values)
+    if (aliases.length > 0) this.unsupport(ALIAS_REASON)
+    // What an alias would run is still analysed, so a deny rule for it applies.
+    for (const code of aliases) this.script(code, copy(ctx.state))
     if (normName === "find") this.find(normalized, text, ctx)
     else this.arguments(normName, args, text, ctx)
     if (normName === "sed" || normName === "gsed") this.sed(values, text, ctx.state.cwd)
+  }
+
+  /** `bash s.sh`, `. s.sh`, `./s.sh` after the same command wrote `s.sh`: code nobody read runs. */
+  runsWritten(file: Word, name: string, cwd: string | undefined) {
+    if (file.dynamic || this.written.length === 0) return
+    const at = resolvePath(file, cwd)
+    if (at === undefined) return
+    const path = normalize(at.path)
+    if (this.written.some((w) => path === w.path || (w.tree && path.startsWith(w.path === "/" ? w.path : `${w.path}/`)))) {
+      this.unsupport(`${name} runs ${clip(file.text)}, which this command writes: its code is not seen`)
+    }
   }
 
   /** Files a sed script writes (`w`, `s///w`) and reads (`r`). */
@@ -364,7 +427,7 @@ class Walker {
   /** The paths among a command's arguments. */
   arguments(name: string, args: ReadonlyArray<Word>, text: string, ctx: Context) {
     const relevant = ctx.placeholders ? args.filter((w) => !w.value.includes("{}")) : args
-    if (ctx.stdinArguments && MODIFYING_COMMANDS.has(name)) {
+    if (ctx.stdinArguments && !NO_PATH_ARGUMENTS.has(name)) {
       this.unsupport(`${ctx.via.at(-1) ?? "xargs"} passes ${name} arguments that cannot be checked`)
     }
     const { paths, unresolved, links } = commandPaths(name, relevant)
@@ -405,6 +468,7 @@ class Walker {
   }
 
   cd(name: string, args: ReadonlyArray<Word>, text: string, state: State) {
+    const physical = this.physical || args.some((w) => /^-[LPe@]*P[LPe@]*$/.test(w.value))
     const operands = args.filter((w) => !(w.value.startsWith("-") && w.value.length > 1 && !w.dynamic))
     if (name === "popd") {
       state.cwd = state.stack.length > 0 ? state.stack.pop() : undefined
@@ -423,6 +487,14 @@ class Walker {
     if (target.dynamic) {
       this.unsupport(`${name} to a directory only known at run time: ${clip(target.text)}`)
       state.cwd = undefined
+      return
+    }
+    if (physical) {
+      // `cd -P link/..` goes to the parent of the link's target: past a `..`, where it lands
+      // depends on the links before it, so the directory is no longer known.
+      const path = this.path(target, "read", "directory", "cd", text, state.cwd)
+      state.cwd = path === undefined || /\/\.\.(\/|$)/.test(path) ? undefined : path
+      if (state.cwd === undefined) this.unsupport(`${name} -P ${clip(target.text)} resolves links: the directory is only known at run time`)
       return
     }
     // bash's `cd` is logical: `cd link/..` folds `link/..` away before it changes directory.
@@ -447,7 +519,11 @@ class Walker {
     if ((operator === ">&" || operator === "<&") && /^(\d+-?|-)$/.test(word.value)) return
     this.walk(destination, state)
     if (word.dynamic) return this.unsupport(`the redirect target ${clip(word.text)} is only known at run time`)
-    this.path(word, operator.startsWith("<") ? "read" : "write", "any", "redirect", text, state.cwd)
+    // bash brace-expands a redirect target too (`> {,../x}` writes `../x`): every word it can become is checked.
+    for (const target of this.expand(word)) {
+      if (target.value === "" && target !== word) continue
+      this.path(target, operator.startsWith("<") ? "read" : "write", "any", "redirect", text, state.cwd)
+    }
   }
 
   /** Records a path use; returns the absolute path (undefined when it cannot be resolved). */
@@ -472,6 +548,7 @@ class Walker {
         this.unsupport(`${clip(word.text)} may go through a link made earlier in the same command`)
       }
     }
+    if (access === "write") this.written.push({ path: normalize(path), tree: kind === "directory" || resolved.glob })
     if (!isDevice(path)) {
       this.paths.push({ input: word.text, path, access, kind: resolved.glob ? "directory" : kind, source, command })
     }

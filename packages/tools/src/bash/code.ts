@@ -5,8 +5,15 @@
  * --script-shell`. Each is reported with a reason; the command is then asked as unanalysed, so a
  * prefix rule (`git *`, `sed -n *`) does not approve it.
  *
- * `sed` scripts are read here too, for the files their `w`/`r` commands write and read.
+ * `sed` scripts are read here too, for the files their `w`/`r` commands write and read. The table
+ * of other programs that run a command named in an option is `runsCode.ts`; text bash evaluates
+ * by itself (prompts, subscripts, exported functions) is `shellEval.ts`.
  */
+
+import { gitSubcommandCode, makefileOf, runsCode } from "./runsCode.ts"
+import { shellVariableCode, subscriptCode } from "./shellEval.ts"
+import { makeWord, type Word } from "./words.ts"
+import { SHELLS } from "./wrappers.ts"
 
 /** An option that takes inline code, per interpreter. */
 const INLINE_CODE: Record<string, RegExp> = {
@@ -28,6 +35,28 @@ const INLINE_CODE: Record<string, RegExp> = {
   osascript: /^-e/,
   tclsh: /^-c/,
   jshell: /^-c/
+}
+
+/**
+ * The files a shell, interpreter or `make` runs as code (`bash s.sh`, `. s.sh`, `python3 s.py`,
+ * `make -f m.mk`, or the makefiles `make` looks for): none when it runs inline code, standard
+ * input, or nothing.
+ */
+export const scriptFiles = (name: string, args: ReadonlyArray<Word>): ReadonlyArray<Word> => {
+  if (name === "make" || name === "gmake") {
+    const file = makefileOf(args.map((a) => a.value))
+    if (file === undefined) return ["GNUmakefile", "makefile", "Makefile"].map((f) => makeWord(f, f, false, false, false))
+    const at = args.find((a) => a.value === file || a.value.endsWith(`=${file}`) || a.value === `-f${file}`)
+    return at === undefined ? [] : [{ ...at, value: file }]
+  }
+  if (name !== "source" && name !== "." && !SHELLS.has(name) && INLINE_CODE[name] === undefined) return []
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value
+    if (v === "--") return args.slice(i + 1, i + 2)
+    if (v === "-o" || v === "-O" || v === "+o" || v === "+O") i++
+    else if (!v.startsWith("-") && !v.startsWith("+")) return [args[i]!]
+  }
+  return []
 }
 
 /** Options after which an interpreter runs no code: it prints something and exits. */
@@ -91,6 +120,8 @@ const gitCode = (values: ReadonlyArray<string>): string | undefined => {
   }
   const sub = values[i]
   const rest = values.slice(i + 1)
+  const passed = gitSubcommandCode(sub, rest)
+  if (passed !== undefined) return passed
   if (sub === "rebase" && rest.some((v) => v === "-x" || v.startsWith("--exec") || /^-[A-Za-z]*x/.test(v))) {
     return "git rebase --exec runs a command"
   }
@@ -254,6 +285,8 @@ export const sedScripts = (values: ReadonlyArray<string>): { readonly scripts: R
  * cannot see; undefined when it does not.
  */
 export const hiddenCode = (name: string, values: ReadonlyArray<string>): string | undefined => {
+  const named = runsCode(name, values) ?? subscriptCode(name, values)
+  if (named !== undefined) return named
   const interpreter = unseenInterpreterCode(name, values)
   if (interpreter === "inline") return `${name} runs inline code`
   if (interpreter === "stdin") return `${name} reads its code from standard input`
@@ -291,8 +324,11 @@ const CODE_ENV = new Set([
 /** `PAGER=cat`, `GIT_EDITOR=true`: the harmless values agents set to stay non-interactive. */
 const HARMLESS_VALUE = /^(cat|less|more|true|false|:)?( -[A-Za-z]+)*$/
 
-/** Why assigning `value` to `name` runs unseen code; undefined for an ordinary variable. */
-export const codeVariable = (name: string, value: string): string | undefined =>
+/**
+ * Why assigning `value` to `name` runs unseen code; undefined for an ordinary variable.
+ * `dynamic`: the value is only known at run time.
+ */
+export const codeVariable = (name: string, value: string, dynamic = false): string | undefined =>
   (CODE_ENV.has(name) || /^GIT_CONFIG_(KEY|VALUE|COUNT)/.test(name)) && !HARMLESS_VALUE.test(value)
     ? `${name} makes programs run code that is not in the command line`
-    : undefined
+    : shellVariableCode(name, value, dynamic)

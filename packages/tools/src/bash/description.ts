@@ -1,4 +1,5 @@
 /** The text the model sees for the bash tool (opencode's bash.txt, shortened; values filled in). */
+import type { Sandbox } from "@agent-tools/core"
 import { MAX_COMMAND_BYTES } from "./analysis.ts"
 export interface DescriptionValues {
   readonly directory: string
@@ -8,13 +9,17 @@ export interface DescriptionValues {
   readonly maxLines: number
   readonly maxBytes: number
   /** The sandbox commands run in, when there is one. */
-  readonly sandbox?: { readonly network: "allow" | "deny" } | undefined
+  readonly sandbox?: { readonly network: Sandbox.Network } | undefined
 }
 
 const sandboxNote = (sandbox: DescriptionValues["sandbox"]) =>
   sandbox === undefined ? "" : `
 - Commands run in a sandbox: the workspace and a private temp directory are writable, system directories are read-only, and other paths outside the workspace are not visible unless approved for the call (name such a path in the command so that access is asked for).${
-    sandbox.network === "deny" ? " There is no network access." : ""
+    sandbox.network === "deny"
+      ? " There is no network access."
+      : sandbox.network === "proxy"
+      ? " Network access is HTTP(S) only, through a proxy set in HTTP_PROXY/HTTPS_PROXY (tools that ignore those variables cannot connect); each new host is checked against the permission rules and may need the user's approval (a refused host answers 403 with the reason), and the machine's loopback, private and link-local addresses are not reachable."
+      : ""
   }`
 
 export const describe = (v: DescriptionValues): string =>
@@ -28,7 +33,7 @@ Usage notes:
 - The command argument is required. Quote paths that contain spaces: cd "path with spaces/file.txt".
 - A command may be at most ${MAX_COMMAND_BYTES} bytes (${MAX_COMMAND_BYTES / 1024} KiB); write a longer script to a file and run that file.
 - You can specify an optional timeout in milliseconds (up to ${v.maxTimeout}ms). If not specified, commands time out after ${v.defaultTimeout}ms. On timeout the whole process tree is terminated and the output produced so far is returned.
-- Commands run non-interactively: stdin is closed, editors and pagers are disabled (GIT_EDITOR, EDITOR and PAGER are set to non-interactive values), and git never prompts for credentials. Pass flags that avoid prompts (e.g. \`git commit -m\`, \`npm init -y\`).
+- Commands run non-interactively: stdin is closed, editors and pagers are disabled (GIT_EDITOR, EDITOR and PAGER are set to non-interactive values), and git never prompts for credentials. Pass flags that avoid prompts (e.g. \`git commit -m\`, \`npm init -y\`). Only a few environment variables are passed on (PATH, HOME, the locale, TERM, TZ, USER and those configured): credentials in the agent's environment (API keys, tokens) are not set.
 - Processes left running in the background when the command finishes are terminated. Do not start long-running servers expecting them to stay up.
 - Write a clear, concise description of what the command does in 5-10 words.
 - If the output exceeds ${v.maxLines} lines or ${v.maxBytes} bytes, the start and the end are returned and the full output is written to a file whose path is given; read or grep that file instead of re-running the command. Do NOT use \`head\`, \`tail\` or similar to limit output.

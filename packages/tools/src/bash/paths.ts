@@ -7,11 +7,13 @@
  *   segment anywhere, `--out=/…`, `-o/…`, `NAME=../…`) is checked; plain words (`src`, `main`)
  *   cannot leave the directory.
  * - Writes: redirect targets, cp/mv/install/ln/rsync destinations (and mv sources, which vanish),
- *   tee/truncate/touch files, `sed -i` files, `dd of=`, `sort -o`, and deletes (rm, rmdir,
- *   unlink, shred): also checked against `edit`.
+ *   tee/truncate/touch files, `sed -i` files, `dd of=`, the values of output options
+ *   (`outputOptions.ts`: `--output=FILE`, `curl -o`, `gcc -o`, `tar -cf`…), and deletes (rm,
+ *   rmdir, unlink, shred): also checked against `edit`.
  * - Links: where ln / cp -s make them, so later paths through them can be flagged; a relative
  *   `ln -s` target is resolved from the link's directory.
  */
+import { outputPaths } from "./outputOptions.ts"
 import type { Word } from "./words.ts"
 
 export type Access = "read" | "write"
@@ -74,6 +76,9 @@ export const MODIFYING_COMMANDS: ReadonlySet<string> = set(
   "rm", "rmdir", "mv", "cp", "ln", "install", "rsync", "tee", "truncate", "touch", "shred", "unlink", "chmod",
   "chown", "chgrp", "mkdir", "sed", "dd", "srm", "trash", "trash-put"
 )
+
+/** Commands whose arguments are never paths: arguments arriving unseen (`xargs echo`) touch no file. */
+export const NO_PATH_ARGUMENTS: ReadonlySet<string> = set("echo", "printf", "true", "false", "kill")
 
 /** Last operand is the destination; with `-t DIR` every operand is a source. */
 const DESTINATION_LAST = set("cp", "mv", "install", "ln", "link", "rsync")
@@ -164,8 +169,25 @@ export interface CommandPaths {
   readonly links: ReadonlyArray<Word>
 }
 
-/** Paths touched by `name args` (name normalised, args after the name). */
+/**
+ * Paths touched by `name args` (name normalised, args after the name): its operands and option
+ * values, and the files its output options write (`--output=FILE`, `curl -o FILE`).
+ */
 export const commandPaths = (name: string, args: ReadonlyArray<Word>): CommandPaths => {
+  const found = argumentPaths(name, args)
+  const outputs = outputPaths(name, args)
+  if (outputs.length === 0) return found
+  const paths = [...found.paths]
+  const unresolved = [...found.unresolved]
+  for (const o of outputs) {
+    if (o.word.fd) continue
+    if (o.word.dynamic) unresolved.push(o.word)
+    else paths.push({ word: o.word, access: "write", kind: o.kind })
+  }
+  return { paths, unresolved, links: found.links }
+}
+
+const argumentPaths = (name: string, args: ReadonlyArray<Word>): CommandPaths => {
   const paths: Array<PathArgument> = []
   const unresolved: Array<Word> = []
   const links: Array<Word> = []
@@ -194,7 +216,6 @@ export const commandPaths = (name: string, args: ReadonlyArray<Word>): CommandPa
   const { operands: ops, options } = operands(name, args)
   // Options whose values are files: `sort -o out`, `cp -t dir`, `grep -f patterns`, `touch -r ref`.
   for (const o of options) {
-    if (name === "sort" && (o.name === "-o" || o.name === "--output")) add(o.value, "write")
     if (DESTINATION_LAST.has(name) && (o.name === "-t" || o.name === "--target-directory")) add(o.value, "write", "directory")
     if (PATTERN_FIRST.has(name) && (o.name === "-f" || o.name === "--file" || o.name === "--from-file")) add(o.value, "read")
     if (o.name === "-r" || o.name === "--reference") {

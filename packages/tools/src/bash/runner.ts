@@ -195,21 +195,29 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
         durationMs: 0
       } satisfies RunResult
     }
+    // Wrapped whenever a sandbox is given (it prepares the call's resources and decides the
+    // environment, sandboxed or not); `sandboxed` is what the wrap returned, i.e. whether the
+    // program spawned below is the sandbox.
+    const wrapping = options.sandbox === undefined
+      ? undefined
+      : yield* options.sandbox.service.wrap(
+        { command: options.shell.path, args: ["-c", options.command], env: options.env },
+        options.sandbox.policy
+      )
+    const wrapped = wrapping?.sandboxed === true ? wrapping : undefined
+    const sandboxed = wrapped !== undefined
+    // The sandbox's environment is whole: nothing of this process's own (its secrets) is inherited.
+    const environment = wrapping?.env === undefined
+      ? { env: options.env, extendEnv: true }
+      : { env: wrapping.env, extendEnv: false }
     const spawnOptions = {
       cwd: options.cwd,
-      env: options.env,
-      extendEnv: true,
+      ...environment,
       stdin: "ignore",
       detached: options.platform !== "win32",
       killSignal: "SIGTERM",
       forceKillAfter: Duration.millis(options.grace)
     } as const
-    const sandboxed = options.sandbox !== undefined && (yield* options.sandbox.service.status).sandboxed
-    // Wrapped whenever a sandbox is given (it prepares the call's resources); used only when it runs.
-    const wrapping = options.sandbox === undefined
-      ? undefined
-      : yield* options.sandbox.service.wrap({ command: options.shell.path, args: ["-c", options.command] }, options.sandbox.policy)
-    const wrapped = sandboxed ? wrapping : undefined
     // Where the platform allows it, the output goes straight into a spill file (the kernel moves
     // the bytes); otherwise through pipes into `Truncate.stream`.
     const capture = options.platform === "win32" || options.shell.kind !== "posix" || truncate.capture === undefined

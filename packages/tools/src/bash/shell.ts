@@ -3,7 +3,9 @@
  * and an `exists` check, so every platform's branch is unit-tested on Linux with fakes.
  *
  * - POSIX: `$SHELL` when it is a POSIX shell (fish, nu, csh… are refused: the command is bash
- *   syntax), else `bash` on PATH, else `/bin/sh` (macOS: then `/bin/zsh` before `/bin/sh`).
+ *   syntax), else `bash` on PATH (absolute entries only), else `/bin/sh` (macOS: then `/bin/zsh`
+ *   before `/bin/sh`). The bash tool's `exists` admits only trusted programs
+ *   (`TrustedProgram.check`: none in the workspace or a sandbox-writable path).
  * - Windows: Git Bash (`AGENT_TOOLS_GIT_BASH`, next to `git.exe` on PATH, or under Program
  *   Files), else `cmd.exe`. A process tree there is killed with `taskkill /pid N /T /F`.
  */
@@ -50,7 +52,8 @@ const firstExisting = Effect.fnUntraced(function*(candidates: ReadonlyArray<stri
 const onPath = (env: Environment, file: string): ReadonlyArray<string> => {
   const p = pathOf(env.platform)
   const separator = env.platform === "win32" ? ";" : ":"
-  return (env.PATH ?? "").split(separator).filter((d) => d !== "").map((d) => p.join(d, file))
+  // A relative entry (`.`, `node_modules/.bin`) names a directory of whatever the working directory is.
+  return (env.PATH ?? "").split(separator).filter((d) => d !== "" && p.isAbsolute(d)).map((d) => p.join(d, file))
 }
 
 /** Git Bash: next to git.exe on PATH (`Git\cmd\git.exe` → `Git\bin\bash.exe`), or under Program Files. */

@@ -10,21 +10,25 @@
  */
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
 import * as Result from "effect/Result"
 import { ChildProcessSpawner } from "effect/process"
 import * as z from "zod"
-import { Permission, Sandbox, Tool, Truncate, Workspace } from "@agent-tools/core"
+import { Permission, ProtectedPaths, Sandbox, Tool, Truncate, TrustedProgram, Workspace } from "@agent-tools/core"
 import { BashAnalyzer } from "./analyzer.ts"
 import { binaryOutputText } from "./binaryOutput.ts"
 import { BashConfig, environment, NON_INTERACTIVE_ENV } from "./config.ts"
 import { describe } from "./description.ts"
 import { directoryOf } from "./explain.ts"
+import { makeShellPatch } from "../patch/shellPatch.ts"
 import { BashParser } from "./parser.ts"
 import { plan } from "./permissions.ts"
 import { run, type RunResult } from "./runner.ts"
 import { blockedNote, blockedPaths } from "./sandboxBlocked.ts"
+import { networkAccess } from "./networkAccess.ts"
+import { runsOffline } from "./offline.ts"
 import { sandboxPolicy } from "./sandboxPolicy.ts"
-import { select } from "./shell.ts"
+import { select, ShellNotFoundError } from "./shell.ts"
 
 export const parameters = z.object({
   command: z.string().refine((command) => command.trim() !== "", "must not be empty").describe("The command to execute"),
@@ -54,14 +58,13 @@ export const BashTool = Tool.define(
     const analyzer = yield* BashAnalyzer
     const workspace = yield* Workspace.Workspace
     const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
     const truncate = yield* Truncate.Truncate
     // Resolved here so the layer's requirements name them; used inside `execute`.
     const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
     const permission = yield* Permission.Permission
     const sandbox = yield* Sandbox.Sandbox
     const env = yield* environment(config)
-    const exists = (p: string) => fs.exists(p).pipe(Effect.orElseSucceed(() => false))
-    const shell = yield* Effect.result(select(env, exists, config.shell))
     const limits = truncate.limits({ tool: "bash", toolDefaults: TRUNCATION })
     const provide = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(
@@ -69,7 +72,8 @@ export const BashTool = Tool.define(
         Effect.provideService(Truncate.Truncate, truncate),
         Effect.provideService(Permission.Permission, permission),
         Effect.provideService(Workspace.Workspace, workspace),
-        Effect.provideService(FileSystem.FileSystem, fs)
+        Effect.provideService(FileSystem.FileSystem, fs),
+        Effect.provideService(Path.Path, path)
       )
 
     /** The working directory, analysis and permission requests of a call. */
@@ -99,20 +103,50 @@ export const BashTool = Tool.define(
           Effect.sync(() => prepared.set(args, { command: args.command, workdir: args.workdir, plan })))
     }
 
+    // `apply_patch <<'EOF' … EOF` (codex's habit) runs as the apply_patch tool, not as a command.
+    const shellPatch = yield* makeShellPatch
+    const patchOf = (args: Parameters) => shellPatch(args.command, directoryOf(workspace.root, args.workdir))
+
     // Asked when the tool is built (first listed or called): the description says whether commands are confined.
     const status = yield* sandbox.status
+    // The shell runs on the host when nothing confines it: never one the workspace or a sandboxed
+    // command could have planted (`node_modules/.bin/bash` on PATH). Checked again before each call.
+    const untrusted = [workspace.root, ...(status.sandboxed ? status.writable : [])]
+    const trusted = (p: string) => provide(TrustedProgram.check(p, untrusted)).pipe(Effect.result)
+    const configuredShell = config.shell === undefined
+      ? Effect.void
+      : Effect.flatMap(trusted(config.shell), (r) =>
+        Result.isFailure(r)
+          ? Effect.fail(new ShellNotFoundError({ message: `the configured shell ${r.failure.message}` }))
+          : Effect.void)
+    const shell = yield* Effect.result(
+      Effect.andThen(configuredShell, select(env, (p) => Effect.map(trusted(p), Result.isSuccess), config.shell))
+    )
+    const checkShell = (file: string) =>
+      Effect.flatMap(trusted(file), (r) => Result.isFailure(r) ? fail(`the shell ${r.failure.message}`) : Effect.void)
     /** Under `sandbox.mode: required` without a sandbox, nothing is asked and nothing runs. */
     const refused = !status.sandboxed && status.required
       ? fail(`sandbox.mode is "required" but no sandbox can run here: ${status.reason}. The command was not run.`)
       : Effect.void
 
     const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context) {
+      const patch = patchOf(args)
+      if (patch !== undefined) return yield* patch.execute(ctx)
       if (Result.isFailure(shell)) return yield* fail(shell.failure.message)
       yield* refused
+      yield* checkShell(shell.success.path)
       const { cwd, planned } = yield* prepare(args)
       yield* ctx.askAll(planned.requests)
       // After the asks: every outside path of the plan is approved for this call.
-      const policy = yield* provide(sandboxPolicy(planned, { root: workspace.root, cwd, sessionID: ctx.sessionID }))
+      const plannedPolicy = yield* provide(sandboxPolicy(planned, { root: workspace.root, cwd, sessionID: ctx.sessionID }))
+      // Hosts reached through the sandbox's proxy are asked for while the command runs; a call of
+      // local programs only (`ls`, `grep`, `git status`) gets its own network without the proxy.
+      const offline = status.sandboxed && status.network === "proxy" && runsOffline(planned.analysis)
+      const policy: Sandbox.Policy = {
+        ...plannedPolicy,
+        authorize: networkAccess({ permission, ctx }),
+        ...(offline ? { network: "deny" as const } : {})
+      }
 
       const requested = args.timeout ?? config.defaultTimeout
       const timeout = Math.min(requested, config.maxTimeout)
@@ -141,8 +175,9 @@ export const BashTool = Tool.define(
       )
 
       const notes = notesOf(result, { timeout, requested, max: config.maxTimeout, grace: config.killGrace, drain: config.exitDrain })
-      if (status.sandboxed) {
-        const blocked = yield* provide(blockedPaths(result.output.content, { cwd, policy, system: status.readable }))
+      if (result.sandboxed && status.sandboxed) {
+        const guarded = yield* provide(ProtectedPaths.resolve(workspace.root))
+        const blocked = yield* provide(blockedPaths(result.output.content, { cwd, policy, system: status.readable, protected: guarded }))
         const note = blockedNote(blocked)
         if (note !== null) notes.push(note)
       }
@@ -164,7 +199,7 @@ export const BashTool = Tool.define(
         truncated: result.output.truncated,
         sandboxed: result.sandboxed
       }
-      if (!status.sandboxed) metadata.sandboxReason = status.reason
+      if (!result.sandboxed) metadata.sandboxReason = status.sandboxed ? "the sandbox did not wrap this command" : status.reason
       if (requested > config.maxTimeout) metadata.requestedTimeout = requested
       if (result.output.outputPath !== undefined) metadata.outputPath = result.output.outputPath
       if (result.output.spillError !== undefined) metadata.spillError = result.output.spillError
@@ -184,7 +219,8 @@ export const BashTool = Tool.define(
       }),
       parameters,
       execute,
-      requests: (args: Parameters) => Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
+      requests: (args: Parameters, ctx: Tool.Context) =>
+        patchOf(args)?.requests(ctx) ?? Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
       truncation: TRUNCATION,
       annotations: { destructive: true },
       // An abort kills the command and returns what it printed before: the model should see that.

@@ -129,7 +129,12 @@ const readOptions = (words: ReadonlyArray<Word>, from: number, values: ReadonlyS
   return { next: i, seen }
 }
 
-const NAME_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
+/** The value of a `-S` that closes a cluster (`-iS 'cmd'`) or carries it attached (`-iS'cmd'`). */
+const splitValue = (words: ReadonlyArray<Word>, cluster: Word): Word | undefined => {
+  const rest = cluster.value.slice(cluster.value.indexOf("S") + 1)
+  if (rest !== "") return { ...cluster, value: rest }
+  return words[words.indexOf(cluster) + 1]
+}
 
 const inner = (
   words: ReadonlyArray<Word>,
@@ -251,10 +256,17 @@ export const unwrap = (name: string, words: ReadonlyArray<Word>): Unwrapped | un
     case "operand":
       return inner(words, next + 1) // `chrt 10 cmd`, `taskset 0x3 cmd`: one operand first
     case "env": {
-      const split = optionValue(words, 1, next, ["-S", "--split-string"])
-      if (split !== undefined) return script(words, split, words.length, false)
+      // `-S STRING` splits STRING with rules of its own (escapes, `${VAR}`), not the shell's: what
+      // runs cannot be read off the text. Its shell reading is still analysed, for deny rules.
+      const cluster = words.slice(1, next).find((w) => /^-[A-Za-z]*S/.test(w.value) || w.value.startsWith("--split-string"))
+      if (cluster !== undefined) {
+        const split = optionValue(words, 1, next, ["--split-string"]) ?? splitValue(words, cluster)
+        return unseen("env -S splits its command with rules of its own", { script: split })
+      }
+      // env takes every word with `=` as an assignment, names the shell would refuse included
+      // (`BASH_FUNC_f%%=…`).
       let at = next
-      while (at < words.length && NAME_ASSIGNMENT.test(words[at]!.value)) at++
+      while (at < words.length && words[at]!.value.includes("=")) at++
       const found = inner(words, at, {
         assignments: words.slice(next, at),
         chdir: optionValue(words, 1, next, ["-C", "--chdir"])
@@ -271,7 +283,7 @@ export const unwrap = (name: string, words: ReadonlyArray<Word>): Unwrapped | un
   }
 }
 
-const unseen = (reason: string, extra: { readonly script?: Word; readonly inner?: ReadonlyArray<Word> | undefined } = {}): Unwrapped => ({
+const unseen = (reason: string, extra: { readonly script?: Word | undefined; readonly inner?: ReadonlyArray<Word> | undefined } = {}): Unwrapped => ({
   _tag: "unseen",
   reason,
   script: extra.script,

@@ -12,8 +12,10 @@ import * as Scope from "effect/Scope"
 import type { PlatformError } from "effect/PlatformError"
 import { type Events, FileTime, Tool, type Truncate, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
+import { editRequests } from "../shared/protected.ts"
 import { type FileDiff, type Span, spanDiff, unifiedDiff } from "./diff.ts"
 import { giveBack } from "./buffers.ts"
+import { overlapping } from "./rebase.ts"
 import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES, readKnownSize } from "./files.ts"
 import { similarity } from "./replacers/similarity.ts"
 import { decode, type Decoded, encode, encodeChange, encodingLabel, isBinary, isUnencodable, type Unencodable } from "./text.ts"
@@ -57,8 +59,14 @@ const lookUp = Effect.fnUntraced(function*(tool: string, real: string, shown: st
 const EDIT_ROOM = 16 * 1024
 
 /** Reads the file at `real` (stat'ed as `entry`) as editable text, or fails saying what to do instead. */
-const readText = Effect.fnUntraced(function*(tool: string, real: string, shown: string, entry: Extract<Entry, { _tag: "File" }>) {
-  if (entry.size > MAX_EDIT_BYTES) {
+const readText = Effect.fnUntraced(function*(
+  tool: string,
+  real: string,
+  shown: string,
+  entry: Extract<Entry, { _tag: "File" }>,
+  anySize: boolean
+) {
+  if (entry.size > MAX_EDIT_BYTES && !anySize) {
     return yield* fail(
       tool,
       `File ${shown} is too large to edit (${entry.size} bytes; the limit is ${MB(MAX_EDIT_BYTES)}). ` +
@@ -74,13 +82,29 @@ const readText = Effect.fnUntraced(function*(tool: string, real: string, shown: 
   return bytes
 })
 
-/** Fails unless this session read the file and `bytes` (just read) are what it read (content hash, not mtime). */
-const assertFresh = (tool: string, sessionID: string, real: string, bytes: Uint8Array) =>
-  FileTime.FileTime.use((ft) => ft.assert(sessionID, real, bytes)).pipe(
+/**
+ * Fails unless this session read the file and `bytes` (just read) are what it read (content hash,
+ * not mtime). With `rebase`, a file changed since the read whose read bytes FileTime kept is not
+ * an error yet: the bytes read and the refusal are returned, for the change to be re-based.
+ */
+const assertFresh = (tool: string, sessionID: string, real: string, bytes: Uint8Array, rebase: boolean) =>
+  FileTime.FileTime.use((ft) =>
+    ft.assert(sessionID, real, bytes).pipe(
+      Effect.as(undefined),
+      Effect.catchTag("FileModifiedError", (e) =>
+        rebase
+          ? Effect.flatMap(ft.base(sessionID, real), (base) => base === undefined ? Effect.fail(e) : Effect.succeed({ base, refusal: e.message }))
+          : Effect.fail(e))
+    )
+  ).pipe(
     Effect.mapError((e) =>
       new Tool.ToolError({ tool, message: e._tag === "PlatformError" ? `Cannot check ${real}: ${describeFsError(e)}` : e.message })
     )
   )
+
+/** What a re-based change says in its result. */
+export const REBASED_NOTE = "The file had been changed since you read it, in other lines than this edit touches: " +
+  "the edit was re-based over that change. Read the file again to see it."
 
 /** The file as a transaction found it. */
 export interface Current {
@@ -121,6 +145,8 @@ export interface Committed<A> {
   readonly diff: FileDiff
   readonly encoding: Pick<Decoded, "encoding" | "bom">
   readonly result: A
+  /** The file had changed since the session read it, elsewhere: the change was made on its current content. */
+  readonly rebased: boolean
 }
 
 /**
@@ -130,13 +156,17 @@ export interface Committed<A> {
  * session read the file and it has not changed since); `change` on the bytes, or on the decoded
  * text (decoded only when it asks), its new text then encoded like the file; one diff of the
  * changed region (for the result); one atomic write (temp file + rename); and FileTime's record
- * of the write.
+ * of the write. `anySize`: the change replaces the whole file, so a file over the edit limit is
+ * read too (for the freshness check and its encoding) and its diff summarised. `rebase`: a file
+ * changed since the session read it is changed anyway when the change touches none of the lines
+ * changed since (an edit of its current content; see rebase.ts), else refused as stale.
  */
 export const transaction = <A, R>(
   tool: string,
   ctx: Tool.Context,
   call: Call,
-  change: (current: Current) => Effect.Effect<Changed<A> | ChangedBytes<A>, Tool.ToolError, R>
+  change: (current: Current) => Effect.Effect<Changed<A> | ChangedBytes<A>, Tool.ToolError, R>,
+  options: { readonly anySize?: boolean; readonly rebase?: boolean } = {}
 ): Effect.Effect<Committed<A>, Tool.ExecuteError, R | Services> =>
   Effect.gen(function*() {
     const known = resolvedCalls.get(call)
@@ -155,10 +185,11 @@ export const transaction = <A, R>(
       Effect.gen(function*() {
         const entry = yield* lookUp(tool, real, shown)
         let read: { readonly bytes: Uint8Array; readonly decoded: Decoded } | undefined
+        let stale: { readonly base: Uint8Array; readonly refusal: string } | undefined
         if (entry._tag === "File") {
-          const bytes = yield* readText(tool, real, shown, entry).pipe(Scope.provide(reading))
+          const bytes = yield* readText(tool, real, shown, entry, options.anySize === true).pipe(Scope.provide(reading))
           if (!closeAfterRename) yield* Scope.close(reading, Exit.void)
-          yield* assertFresh(tool, ctx.sessionID, real, bytes)
+          stale = yield* assertFresh(tool, ctx.sessionID, real, bytes, options.rebase === true)
           let decoded: Decoded | undefined
           // Decoded only when the change asks: a change made on the bytes never makes the string.
           read = {
@@ -168,16 +199,22 @@ export const transaction = <A, R>(
             }
           }
         }
+        // A re-based change gets a copy: a change on the bytes may build the new file in its buffer,
+        // and the bytes read are compared with the result afterwards.
+        const given = stale === undefined ? read?.bytes : read?.bytes.slice()
         const current: Current = {
           shown,
           real,
           entry,
-          bytes: read?.bytes,
+          bytes: given,
           get decoded() {
             return read?.decoded
           }
         }
-        const changed = yield* change(current)
+        const changed = yield* (stale === undefined
+          ? change(current)
+          // On the current content the edit may no longer apply: the file changed where it edits.
+          : Effect.mapError(change(current), () => new Tool.ToolError({ tool, message: stale.refusal })))
         let bytes: Uint8Array
         let diff: FileDiff
         if ("bytes" in changed) {
@@ -191,6 +228,11 @@ export const transaction = <A, R>(
           const before = read?.decoded.text ?? ""
           diff = changed.span === undefined ? unifiedDiff(shown, before, changed.text) : spanDiff(shown, before, changed.span)
         }
+        // UTF-16 is not compared by lines of bytes: refused as before.
+        const utf16 = read !== undefined && ((read.bytes[0] === 0xff && read.bytes[1] === 0xfe) || (read.bytes[0] === 0xfe && read.bytes[1] === 0xff))
+        if (stale !== undefined && read !== undefined && (utf16 || overlapping(stale.base, read.bytes, bytes))) {
+          return yield* fail(tool, stale.refusal)
+        }
         yield* commit(tool, ctx.sessionID, real, bytes, entry)
         return {
           shown,
@@ -198,7 +240,8 @@ export const transaction = <A, R>(
           created: entry._tag === "Missing",
           diff,
           encoding: changed.encoding,
-          result: changed.result
+          result: changed.result,
+          rebased: stale !== undefined
         } satisfies Committed<A>
       }).pipe(
         Effect.onExit((exit) =>
@@ -244,17 +287,14 @@ export const callRequests = (tool: string, call: Call) =>
 
 /**
  * The file a file-changing tool writes and the call's permission requests for it:
- * `external_directory` when it lies outside the workspace, then `edit` with the shown path.
+ * `external_directory` when it lies outside the workspace, then `edit` with the shown path
+ * (always asked for a protected control file: `editRequests`).
  */
 export const editTarget = Effect.fnUntraced(function*(tool: string, filePath: string) {
   const resolved = yield* locate(tool, filePath)
   const shown = yield* displayPath(resolved)
-  const requests = withExternal(resolved, { access: "write", kind: "file" }, {
-    permission: "edit",
-    patterns: [shown],
-    always: ["*"],
-    metadata: { filepath: resolved.real }
-  })
+  const [edit] = yield* editRequests([{ shown, real: resolved.real }], () => ({ filepath: resolved.real }))
+  const requests = withExternal(resolved, { access: "write", kind: "file" }, edit!)
   return { real: resolved.real, shown, requests }
 })
 
@@ -294,6 +334,7 @@ export const similarNames = Effect.fnUntraced(function*(file: string) {
   const base = path.basename(file).toLowerCase()
   const entries = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed(() => [] as Array<string>))
   return entries
+    .filter((name) => !name.endsWith(FileTime.LOCK_SUFFIX))
     .map((name) => ({ name, lower: name.toLowerCase() }))
     .filter(({ lower }) => lower.includes(base) || base.includes(lower) || similarity(lower, base, 0.6) >= 0.6)
     .sort((a, b) => similarity(b.lower, base) - similarity(a.lower, base) || a.name.localeCompare(b.name))

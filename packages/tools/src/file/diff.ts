@@ -4,6 +4,7 @@
  * nothing), shown with LF endings and with the common indentation trimmed (opencode's trimDiff).
  */
 import { formatPatch, structuredPatch, type StructuredPatchHunk } from "diff"
+import { MAX_EDIT_BYTES } from "./files.ts"
 import { commonPrefix, commonSuffix } from "./text.ts"
 
 export interface FileDiff {
@@ -93,6 +94,23 @@ export interface Span {
 }
 
 /**
+ * A change of a text over the edit size limit, by line counts only: the changed lines (between the
+ * common head and tail) of each side, without their text, which would not fit in any result.
+ */
+const summary = (file: string, before: string, after: string, head: number, tail: number): FileDiff => {
+  const lines = (text: string) => {
+    const start = text.lastIndexOf("\n", head - 1) + 1
+    const end = forwardLines(text, text.length - tail, 0)
+    return end > start ? countNewlines(text.slice(start, end), end - start) + (text.slice(start, end).endsWith("\n") ? 0 : 1) : 0
+  }
+  const deletions = lines(before)
+  const additions = lines(after)
+  const patch = `${file}: ${deletions} line${deletions === 1 ? "" : "s"} replaced by ${additions} line${additions === 1 ? "" : "s"} ` +
+    `(the diff is not shown: the file is over ${MAX_EDIT_BYTES / 1024 / 1024} MB)`
+  return { patch, additions, deletions }
+}
+
+/**
  * The unified diff of `before` → `after` for `file` (line endings shown as LF). Only the window
  * around what changed is split and diffed: the common head and tail are found by comparing the
  * texts, so a one-line edit of a 20k-line file never splits it.
@@ -100,6 +118,7 @@ export interface Span {
 export const unifiedDiff = (file: string, before: string, after: string): FileDiff => {
   const head = commonPrefix(before, after)
   const tail = commonSuffix(before, after, Math.min(before.length, after.length) - head)
+  if (before.length > MAX_EDIT_BYTES || after.length > MAX_EDIT_BYTES) return summary(file, before, after, head, tail)
   return spanDiff(file, before, { start: head, end: before.length - tail, text: after.slice(head, after.length - tail) })
 }
 

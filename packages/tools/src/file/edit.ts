@@ -7,7 +7,18 @@
 import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
-import { type Call, type Changed, type ChangedBytes, callRequests, fail, notFoundMessage, type Services, similarNames, transaction } from "./common.ts"
+import {
+  type Call,
+  type Changed,
+  type ChangedBytes,
+  callRequests,
+  fail,
+  notFoundMessage,
+  REBASED_NOTE,
+  type Services,
+  similarNames,
+  transaction
+} from "./common.ts"
 import { editBytes } from "./editBytes.ts"
 import { EDIT } from "./descriptions.ts"
 import { diagnosticsAfterChange, THIS_FILE } from "./diagnostics.ts"
@@ -29,12 +40,15 @@ export interface EditReport {
   readonly reindented: boolean
   readonly unescaped: boolean
   readonly lineNumbersStripped: boolean
+  readonly lineCompleted?: boolean | undefined
 }
 
 export interface EditsResult {
   readonly shown: string
   readonly real: string
   readonly created: boolean
+  /** Made on the file's current content, changed elsewhere since the read (see `transaction`). */
+  readonly rebased: boolean
   readonly reports: ReadonlyArray<EditReport>
   readonly metadata: Tool.Metadata
 }
@@ -54,12 +68,12 @@ export const runEdits = Effect.fnUntraced(function*(
       if (bytes !== undefined && edits.length === 1 && first.oldString !== "") {
         const quick = editBytes(shown, bytes, first.oldString, first.newString, first.replaceAll ?? false)
         if (quick !== undefined) {
-          const { strategy, matches, reindented, unescaped, lineNumbersStripped } = quick
+          const { strategy, matches, reindented, unescaped, lineNumbersStripped, lineCompleted } = quick
           return {
             bytes: quick.bytes,
             diff: quick.diff,
             encoding: { encoding: "utf-8", bom: quick.bom },
-            result: [{ strategy, matches, replacements: matches.length, reindented, unescaped, lineNumbersStripped }]
+            result: [{ strategy, matches, replacements: matches.length, reindented, unescaped, lineNumbersStripped, lineCompleted }]
           } satisfies ChangedBytes<Array<EditReport>>
         }
       }
@@ -103,17 +117,19 @@ export const runEdits = Effect.fnUntraced(function*(
           replacements: outcome.matches.length,
           reindented: outcome.reindented,
           unescaped: outcome.unescaped,
-          lineNumbersStripped: outcome.lineNumbersStripped
+          lineNumbersStripped: outcome.lineNumbersStripped,
+          lineCompleted: outcome.lineCompleted
         })
       }
       return { text, span, encoding: { encoding: encoding.encoding, bom: encoding.bom }, result: reports } satisfies Changed<Array<EditReport>>
-    }))
+    }), { rebase: true })
   const reports = done.result
   const last = reports[reports.length - 1]!
   return {
     shown: done.shown,
     real: done.real,
     created: done.created,
+    rebased: done.rebased,
     reports,
     metadata: {
       filepath: done.real,
@@ -124,7 +140,8 @@ export const runEdits = Effect.fnUntraced(function*(
       encoding: encodingLabel(done.encoding),
       strategy: last.strategy,
       matches: last.matches,
-      replacements: last.replacements
+      replacements: last.replacements,
+      ...(done.rebased ? { rebased: true } : {})
     }
   } satisfies EditsResult
 })
@@ -158,7 +175,9 @@ export const EditTool = Tool.define(
           ? `Created ${result.shown}.`
           : `Edit applied successfully${
             report.replacements > 1 ? ` (${report.replacements} replacements)` : ""
-          }.${matchedNote(report.strategy, report.matches, report.reindented, report.lineNumbersStripped)}`
+          }.${matchedNote(report.strategy, report.matches, report.reindented, report.lineNumbersStripped, report.lineCompleted)}${
+            result.rebased ? ` ${REBASED_NOTE}` : ""
+          }`
         const errors = yield* diagnosticsAfterChange([result], THIS_FILE)
         return {
           title: result.shown,

@@ -27,6 +27,7 @@ export interface ByteEdit {
   readonly reindented: boolean
   readonly unescaped: boolean
   readonly lineNumbersStripped: boolean
+  readonly lineCompleted: boolean
 }
 
 interface BufferHost {
@@ -212,6 +213,7 @@ export const editBytes = (
     matches: outcome.matches.map((m) => ({ startLine: m.startLine + firstLine, endLine: m.endLine + firstLine })),
     reindented: outcome.reindented,
     unescaped: outcome.unescaped,
-    lineNumbersStripped: false
+    lineNumbersStripped: false,
+    lineCompleted: outcome.lineCompleted
   }
 }

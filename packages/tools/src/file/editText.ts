@@ -16,6 +16,8 @@ export interface EditOutcome {
   readonly reindented: boolean
   readonly unescaped: boolean
   readonly lineNumbersStripped: boolean
+  /** The match was taken to the end of the line oldString stopped in. */
+  readonly lineCompleted: boolean
 }
 
 export const applyEdit = (
@@ -54,6 +56,7 @@ export const applyEdit = (
     },
     reindented: p.reindented,
     unescaped: p.unescaped,
-    lineNumbersStripped: p.lineNumbersStripped === true
+    lineNumbersStripped: p.lineNumbersStripped === true,
+    lineCompleted: p.lineCompleted === true
   }
 }

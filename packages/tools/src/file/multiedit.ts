@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import type { Services } from "./common.ts"
-import { callRequests, fail } from "./common.ts"
+import { callRequests, fail, REBASED_NOTE } from "./common.ts"
 import { MULTIEDIT } from "./descriptions.ts"
 import { diagnosticsAfterChange, THIS_FILE } from "./diagnostics.ts"
 import { runEdits } from "./edit.ts"
@@ -48,13 +48,14 @@ export const MultiEditTool = Tool.define(
         yield* events.publish({ _tag: "FileEdited", path: result.real, tool: "multiedit", sessionID: ctx.sessionID })
         const notes = result.reports.flatMap((r, i) => {
           if (r.strategy === "create") return [`${i + 1}. created the file`]
-          const note = matchedNote(r.strategy, r.matches, r.reindented, r.lineNumbersStripped)
+          const note = matchedNote(r.strategy, r.matches, r.reindented, r.lineNumbersStripped, r.lineCompleted)
           return note === "" ? [] : [`${i + 1}.${note}`]
         })
         const errors = yield* diagnosticsAfterChange([result], THIS_FILE)
         return {
           title: result.shown,
-          output: `Applied ${n} edit${n === 1 ? "" : "s"} to ${result.shown}.` + (notes.length > 0 ? `\n${notes.join("\n")}` : "") + errors,
+          output: `Applied ${n} edit${n === 1 ? "" : "s"} to ${result.shown}.` + (result.rebased ? ` ${REBASED_NOTE}` : "") +
+            (notes.length > 0 ? `\n${notes.join("\n")}` : "") + errors,
           metadata: {
             ...result.metadata,
             results: result.reports.map((r) => ({

@@ -130,7 +130,10 @@ export const ReadTool = Tool.define(
           return yield* fail("read", `${shown} (${media}, ${size} bytes) is too large to attach; the limit is ${MAX_EDIT_BYTES} bytes.`)
         }
         if (isBinary(real, first)) return yield* fail("read", `Cannot read binary file: ${shown} (${size} bytes)`)
-        return yield* pageStream(shown, fs.stream(real).pipe(Stream.mapError(fsError(shown))), pager)
+        const paged = yield* pageStream(shown, fs.stream(real).pipe(Stream.mapError(fsError(shown))), pager)
+        // Recorded (hashed from a read of its own) so that write may replace the file.
+        yield* FileTime.FileTime.use((ft) => ft.read(ctx.sessionID, real)).pipe(Effect.ignore)
+        return paged
       }
       const bytes = yield* fs.readFile(real).pipe(Effect.mapError(fsError(shown)))
       const mime = sniffMedia(bytes)

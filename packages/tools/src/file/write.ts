@@ -2,7 +2,8 @@
  * write: create a file or replace it whole. An existing file must have been read in this session
  * and be unchanged since (content hash). The replacement keeps what the model cannot see in the
  * read output: the file's encoding, its BOM, and CRLF endings when the file used only CRLF and the
- * new content uses only LF (read shows lines without their CR).
+ * new content uses only LF (read shows lines without their CR). A file of any size can be replaced;
+ * over the edit size limit the result counts the lines instead of showing the diff.
  */
 import * as Effect from "effect/Effect"
 import * as z from "zod"
@@ -46,7 +47,7 @@ export const WriteTool = Tool.define(
           }
           if (encoding.encoding !== "utf-8" || encoding.bom) notes.push(`kept ${encodingLabel(encoding)} encoding`)
           return Effect.succeed({ text: content, encoding, result: notes })
-        })
+        }, { anySize: true })
         yield* events.publish({ _tag: "FileEdited", path: done.real, tool: "write", sessionID: ctx.sessionID })
         const notes = done.result
         const diff = done.diff

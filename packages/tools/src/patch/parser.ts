@@ -187,7 +187,8 @@ export const parseHunk = (lines: ReadonlyArray<string>, lineNumber: number): rea
       used += n
       rest = rest.slice(n)
     }
-    if (chunks.length === 0) {
+    // A move without chunks is a pure rename.
+    if (chunks.length === 0 && movePath === undefined) {
       throw new PatchParseError("InvalidHunkError", `Update file hunk for path '${path}' is empty`, lineNumber)
     }
     return [{ type: "update", path, movePath, chunks, line: lineNumber }, used]

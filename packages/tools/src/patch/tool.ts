@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Events, FileTime, Tool } from "@agent-tools/core"
 import { externalRequest, locate } from "../shared/access.ts"
+import { editRequests } from "../shared/protected.ts"
 import { displayPath, type Services } from "../file/common.ts"
 import { BY_PATH, diagnosticsAfterChange } from "../file/diagnostics.ts"
 import { unifiedDiff } from "../file/diff.ts"
@@ -44,6 +45,26 @@ const summary = (changes: ReadonlyArray<Change>): string =>
     .map((c) => `${letter[c.type]} ${c.shown}`)
     .join("\n")
 
+/**
+ * The moves that only rename: the file arrives with the bytes it had (no chunk, or chunks that
+ * change nothing). Shown as a rename, not as the whole file deleted and added again; keyed by the
+ * source's shown path.
+ */
+const pureRenames = (changes: ReadonlyArray<Change>, slots: ReadonlyArray<Slot>): Map<string, Slot> => {
+  const out = new Map<string, Slot>()
+  for (const c of changes) {
+    if (c.type !== "move" || c.from === undefined) continue
+    const from = slots.find((s) => s.shown === c.from)
+    const to = slots.find((s) => s.shown === c.shown)
+    if (from === undefined || to === undefined || from.current !== null || from.original.kind !== "file" || to.current === null) continue
+    if (to.original.kind === "file" || !sameBytes(from.original.bytes, to.current)) continue
+    out.set(from.shown, to)
+  }
+  return out
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i])
+
 const textOf = (s: Slot, bytes: Uint8Array | null): string =>
   bytes === null ? "" : isBinary(s.real, bytes) ? "(binary content)\n" : decode(bytes).text
 
@@ -71,14 +92,14 @@ export const ApplyPatchTool = Tool.define(
       })
       if (hunks.length === 0) return yield* fail("No files were modified. The patch is empty: it has no Add, Delete or Update File section.")
       const external = new Map<string, Tool.AskInput>()
-      const shownPaths = new Set<string>()
+      const shownPaths = new Map<string, string>()
       const target = Effect.fnUntraced(function*(hunk: Hunk, file: string) {
         if (file.trim().length === 0) return yield* fail(`Invalid patch hunk on line ${hunk.line}: the file path is empty`)
         const resolved = yield* locate("apply_patch", file)
         const request = externalRequest(resolved, { access: "write", kind: "file" })
         if (request !== undefined && !external.has(request.patterns[0]!)) external.set(request.patterns[0]!, request)
         const shown = yield* displayPath(resolved)
-        shownPaths.add(shown)
+        shownPaths.set(shown, resolved.real)
         return { real: resolved.real, shown }
       })
       const targets = yield* Effect.forEach(hunks, (hunk) =>
@@ -87,11 +108,11 @@ export const ApplyPatchTool = Tool.define(
           const move = hunk.type === "update" && hunk.movePath !== undefined ? yield* target(hunk, hunk.movePath) : undefined
           return { path, move } satisfies HunkTargets
         }))
-      const patterns = [...shownPaths]
-      const requests: ReadonlyArray<Tool.AskInput> = [
-        ...external.values(),
-        { permission: "edit", patterns, always: ["*"], metadata: { filepath: patterns.join(", ") } }
-      ]
+      const edits = yield* editRequests(
+        [...shownPaths].map(([shown, real]) => ({ shown, real })),
+        (shown) => ({ filepath: shown.join(", ") })
+      )
+      const requests: ReadonlyArray<Tool.AskInput> = [...external.values(), ...edits]
       return { hunks, targets, requests }
     }, Effect.provideContext(services))
 
@@ -111,10 +132,17 @@ export const ApplyPatchTool = Tool.define(
           return yield* fail(`${where}\nNo files were changed.`)
         }
         const changed = changedSlots(planned.slots)
-        const files = changed.map((s) => {
+        const renamed = pureRenames(planned.changes, planned.slots)
+        const files = changed.flatMap((s) => {
+          const to = renamed.get(s.shown)
+          if (to !== undefined) {
+            const patch = `renamed ${s.shown} → ${to.shown}`
+            return [{ filePath: s.real, relativePath: s.shown, type: "move" as const, patch, additions: 0, deletions: 0, movePath: to.shown }]
+          }
+          if ([...renamed.values()].some((t) => t.shown === s.shown)) return []
           const diff = unifiedDiff(s.shown, textOf(s, s.original.kind === "file" ? s.original.bytes : null), textOf(s, s.current))
           const change = planned.changes.findLast((c) => c.shown === s.shown || c.from === s.shown)
-          return {
+          return [{
             filePath: s.real,
             relativePath: s.shown,
             type: change?.type ?? "update",
@@ -122,7 +150,7 @@ export const ApplyPatchTool = Tool.define(
             additions: diff.additions,
             deletions: diff.deletions,
             ...(change?.type === "move" ? { movePath: change.shown } : {})
-          }
+          }]
         })
         const diff = files.map((f) => f.patch).join("\n")
         if (changed.length > 0) {

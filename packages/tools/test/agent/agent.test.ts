@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Option } from "effect"
-import { InvalidCall, Permission, SubagentRunner, ToolRegistry } from "@agent-tools/core"
+import { InvalidCall, Permission, SubagentRunner, Tool, ToolRegistry } from "@agent-tools/core"
 import { ScriptedSubagent } from "@agent-tools/testing"
 import { allowAll, call, callError, context, offered, registry } from "./harness.ts"
 
@@ -93,6 +93,50 @@ describe("task", () => {
       rules: [...allowAll, { permission: "task", pattern: "general", action: "ask" }],
       runner: ScriptedSubagent.layer({ agents, script: ["never runs"] })
     }))))
+
+  // A call with a context as a runner gives its sub-agent's tool calls.
+  const callAs = (tool: string, args: unknown, extra: { readonly depth?: number; readonly tools?: ReadonlyArray<string> }) =>
+    Effect.gen(function*() {
+      const ctx = yield* Tool.makeContext({ sessionID: "s1", callID: "c1", ...extra })
+      return yield* ToolRegistry.ToolRegistry.use((reg) => reg.execute(tool, args, ctx))
+    })
+
+  it.effect("a tool left out of a sub-agent's list is refused by name, under any case and through batch", () =>
+    Effect.gen(function*() {
+      const given = ["read", "batch"]
+      for (const tool of ["task", "TodoWrite"]) {
+        const error = yield* Effect.flip(callAs(tool, { description: "d", prompt: "p", subagent_type: "general", todos: [] }, { tools: given }))
+        assert.strictEqual(
+          error.message,
+          `The ${tool.toLowerCase()} tool is not available to agent "build": it is not among the tools this agent was given (read, batch).`
+        )
+      }
+      const batched = yield* callAs("batch", { tool_calls: [{ tool: "todowrite", parameters: { todos: [] } }] }, { tools: given })
+      assert.include(batched.output, `Error: The todowrite tool is not available to agent "build": it is not among the tools this agent was given (read, batch).`)
+      assert.deepStrictEqual(yield* (yield* ScriptedSubagent.Recorder).runs, [])
+      // the tools it was given still run
+      assert.include((yield* callAs("read", { filePath: "a.txt" }, { tools: given })).output, "alpha")
+    }).pipe(Effect.provide(registry({ files: { "a.txt": "alpha\n" }, batch: true, runner: ScriptedSubagent.layer({ agents, script: ["never runs"] }) }))))
+
+  it.effect(`task refuses to nest deeper than ${SubagentRunner.MAX_DEPTH} sub-agents; each run is told its depth`, () =>
+    Effect.gen(function*() {
+      const args = { description: "d", prompt: "p", subagent_type: "general" }
+      yield* call("task", args)
+      yield* callAs("task", args, { depth: SubagentRunner.MAX_DEPTH - 1 })
+      const runs = yield* (yield* ScriptedSubagent.Recorder).runs
+      assert.deepStrictEqual(runs.map((r) => r.request.depth), [1, SubagentRunner.MAX_DEPTH])
+      const error = yield* Effect.flip(callAs("task", args, { depth: SubagentRunner.MAX_DEPTH }))
+      assert.strictEqual(
+        error.message,
+        `A sub-agent cannot start another sub-agent here: this call is ${SubagentRunner.MAX_DEPTH} sub-agents deep and at most ${SubagentRunner.MAX_DEPTH} may be nested. Do the task with your own tools instead.`
+      )
+      // even when the agent's own list names task
+      assert.strictEqual(
+        (yield* Effect.flip(callAs("task", args, { depth: SubagentRunner.MAX_DEPTH, tools: ["task"] }))).message,
+        error.message
+      )
+      assert.strictEqual((yield* (yield* ScriptedSubagent.Recorder).runs).length, 2)
+    }).pipe(Effect.provide(registry({ runner: ScriptedSubagent.layer({ agents, script: () => "done" }) }))))
 })
 
 const files = { "a.txt": "alpha\n", "b.txt": "beta\n", "c.txt": "gamma\n" }
@@ -317,6 +361,64 @@ describe("skill", () => {
       files: skillFiles,
       skillDirectories: [".claude/skills"],
       rules: [...allowAll, { permission: "skill", pattern: "pdf", action: "ask" }]
+    }))))
+
+  const linkedFiles = {
+    "/outside/secret/SKILL.md": skill("stolen", "Outside the workspace", "the secret"),
+    "/outside/allowed/SKILL.md": skill("user-skill", "A skill of a configured directory outside", "user body"),
+    "shared/deploy/SKILL.md": skill("deploy", "Kept elsewhere in the workspace", "deploy body"),
+    ".agent-tools/skills/ok/SKILL.md": skill("ok", "A plain skill", "ok body")
+  }
+  const linked = {
+    "/ws/.agent-tools/skills/x/SKILL.md": "/outside/secret/SKILL.md",
+    "/ws/.agent-tools/skills/deploy": "/ws/shared/deploy"
+  }
+
+  it.effect("a SKILL.md linked out of the workspace is skipped: neither listed nor loaded", () =>
+    Effect.gen(function*() {
+      const shown = yield* description("skill")
+      assert.notInclude(shown, "stolen")
+      assert.include(shown, "- **ok**")
+      assert.strictEqual(yield* callError("skill", { name: "stolen" }), `Skill "stolen" not found. Available skills: deploy, ok`)
+      // the same file through read is asked for, as outside the workspace
+      const error = yield* Effect.flip(call("read", { filePath: ".agent-tools/skills/x/SKILL.md" }))
+      assert.strictEqual(error._tag === "PermissionRejectedError" ? error.permission : error._tag, "external_directory")
+    }).pipe(Effect.provide(registry({
+      files: linkedFiles,
+      symlinks: linked,
+      rules: [...allowAll, { permission: "external_directory", pattern: "*", action: "ask" }]
+    }))))
+
+  it.effect("a skill linked elsewhere in the workspace asks read for its real file, as read would", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(call("skill", { name: "deploy" }))
+      assert.deepStrictEqual(error._tag === "PermissionRejectedError" ? [error.permission, error.patterns] : error._tag, ["read", [
+        "shared/deploy/SKILL.md"
+      ]])
+      // a skill inside its skills directory asks nothing of read
+      assert.include((yield* call("skill", { name: "ok" })).output, "ok body")
+    }).pipe(Effect.provide(registry({
+      files: linkedFiles,
+      symlinks: linked,
+      rules: [...allowAll, { permission: "read", pattern: "*", action: "ask" }]
+    }))))
+
+  it.effect("a skills directory of the workspace linked out of it is skipped like a linked SKILL.md", () =>
+    Effect.gen(function*() {
+      assert.notInclude(yield* description("skill"), "user-skill")
+      assert.strictEqual(yield* callError("skill", { name: "user-skill" }), `Skill "user-skill" not found. Available skills: deploy, ok`)
+    }).pipe(Effect.provide(registry({
+      files: { ...linkedFiles, "shared/deploy/SKILL.md": linkedFiles["shared/deploy/SKILL.md"] },
+      symlinks: { "/ws/.claude/skills": "/outside", "/ws/.agents/skills": "/ws/shared" }
+    }))))
+
+  it.effect("a skills directory outside the workspace is its own home: its skills load without an outside ask", () =>
+    Effect.gen(function*() {
+      assert.include((yield* call("skill", { name: "user-skill" })).output, "user body")
+    }).pipe(Effect.provide(registry({
+      files: linkedFiles,
+      skillDirectories: ["/outside/allowed"],
+      rules: [...allowAll, { permission: "external_directory", pattern: "*", action: "ask" }]
     }))))
 
   it.effect("no skills: says so", () =>

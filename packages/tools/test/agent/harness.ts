@@ -24,6 +24,8 @@ export const allowAll: Permission.Ruleset = [{ permission: "*", pattern: "*", ac
 
 export interface Options<Extra = never> {
   readonly files?: Fixtures.Files | undefined
+  /** link path → target, like `Testing.layer`'s. */
+  readonly symlinks?: Readonly<Record<string, string>> | undefined
   readonly rules?: Permission.Ruleset | undefined
   /** A question responder, and whatever else its layer provides (a recorder). */
   readonly questions?: Layer.Layer<QuestionResponder.QuestionResponder | Extra> | undefined
@@ -45,6 +47,7 @@ export const registry = <Extra = never>(
   Testing.layer({
     tools,
     files: options.files,
+    symlinks: options.symlinks,
     rules: options.rules ?? allowAll,
     unattended: options.unattended ?? "reject",
     truncation: options.truncation,

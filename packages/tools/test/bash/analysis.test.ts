@@ -223,11 +223,31 @@ describe("unsupported parts", () => {
     ["cd $D", ["cd to a directory only known at run time: $D"]],
     ["ls | xargs rm", ["xargs passes rm arguments that cannot be checked"]],
     ["ls | xargs -I{} sh -c 'rm {}'", ["xargs passes rm arguments that cannot be checked"]],
-    ["ls | xargs wc -l", []],
+    ["ls | xargs wc -l", ["xargs passes wc arguments that cannot be checked"]],
+    ["ls | xargs echo", []],
     ["su -c 'rm -rf /x' root", []],
     ["coproc ls", ["coproc is not supported by the analysis"]],
     ["git status", []],
-    ["echo $UNKNOWN", []]
+    ["echo $UNKNOWN", []],
+    // The same programs used without hidden code stay analysable.
+    ["PS4='+ '; set -x; ls", []],
+    ["msg=\"[$(date)]\"; echo $msg", []],
+    ["printf -v out '%s' x", []],
+    ["vim +10 a.txt", []],
+    ["vim +/TODO a.txt", []],
+    ["vim '+/x/|!rm x' a.txt", ["vim +/x/|!rm x runs an editor command, which can run shell commands"]],
+    ["rsync -avz -e ssh a.txt host:b", []],
+    ["rsync -e 'sh -c x' a.txt host:b", ["rsync -e runs another program as its remote shell"]],
+    ["sqlite3 db 'select 1'", []],
+    ["ssh host ls", []],
+    ["tar -xzf a.tgz", []],
+    ["node a.js --require x", []],
+    ["npm test", []],
+    ["pnpm exec tsc", []],
+    ["make build", []],
+    ["bash s.sh; echo x > s.sh", []],
+    ["mkdir -p build && cd build && make", []],
+    ["tar -xf a.tar && bash s.sh", ["bash runs s.sh, which this command writes: its code is not seen"]]
   ]
   for (const [command, expected] of table) {
     it.effect(`${command} → ${JSON.stringify(expected)}`, () =>

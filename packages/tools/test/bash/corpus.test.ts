@@ -11,7 +11,7 @@ describe("bash security corpus", () => {
     for (
       const k of [
         "chain", "substitution", "wrapper", "redirect", "external", "cd", "parse",
-        "kernel", "braces", "link", "stdin", "unwrap", "hidden", "delete"
+        "kernel", "braces", "link", "stdin", "unwrap", "hidden", "delete", "output", "shell-eval", "runs-code", "written"
       ]
     ) assert.isTrue(categories.has(k), k)
   })

@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { PermissionRules } from "@agent-tools/core"
 import type { Permission } from "@agent-tools/core"
 import * as Bash from "../../src/bash/index.ts"
+import { corpus } from "./corpus.ts"
 import { analysisLayer } from "./support.ts"
 
 const decide = (config: Record<string, unknown>, command: string) =>
@@ -295,4 +296,46 @@ table("…and `edit: deny` refuses them", { bash: { "*": "allow" }, edit: "deny"
   ["rm -rf build", "deny"],
   ["find src -delete", "deny"],
   ["cat a.txt", "allow"]
+])
+
+// Every command in the corpus that runs code the analysis cannot see: with everything allowed but
+// `rm`, none runs without an ask (the deny rule on what it may run is not bypassed). Where the
+// hidden `rm` can be read after all (`env -S 'rm x'`, an alias's value), it is denied.
+describe("hidden code is never allowed where everything but rm is allowed", () => {
+  for (const entry of corpus.filter((c) => ["shell-eval", "runs-code", "written"].includes(c.category))) {
+    it.effect(JSON.stringify(entry.command), () =>
+      Effect.gen(function*() {
+        const e = yield* decide({ bash: { "*": "allow", "rm *": "deny" } }, entry.command)
+        assert.notStrictEqual(e.action, "allow", Bash.format(e))
+        assert.isNotEmpty(e.analysis.unsupported)
+      }))
+  }
+})
+
+table("options that name an output file are writes", { bash: { "*": "ask", "git *": "allow" } }, [
+  ["git log -1 --format=%B --output=agent-tools.json", "ask"],
+  ["git log -1 --format=%B", "allow"]
+])
+
+table("…asked under edit, refused outside", {
+  bash: { "*": "allow" },
+  edit: "ask",
+  external_directory: "deny"
+}, [
+  ["curl -sSLo out.txt https://example.com", "ask"],
+  ["gcc -o ../outside/a a.c", "deny"],
+  ["tar -xf a.tar -C ../outside", "deny"],
+  ["git format-patch -o ../outside HEAD~1", "deny"],
+  ["wget -qO- https://example.com", "allow"]
+])
+
+table("path gaps: brace-expanded redirects, cd -P, xargs from a here-string", {
+  bash: { "*": "allow" },
+  edit: "allow",
+  external_directory: "deny"
+}, [
+  ["echo x > {,../outside/b}", "deny"],
+  ["cd -P link/.. && cat outside/secret", "deny"],
+  ["xargs cat <<< ../outside/secret", "ask"],
+  ["cd -P sub && cat a.txt", "allow"]
 ])

@@ -41,6 +41,24 @@ describe("blockedPaths", () => {
       assert.deepStrictEqual(yield* blocked("cat: /outside/nope: No such file or directory", { ...hidden, outside: "writable" }), [])
     }))
 
+  it.effect("a write to a protected control file inside the workspace: read-only or busy, named as such", () =>
+    Effect.gen(function*() {
+      const guarded = { root: "/ws", relative: [".git/config", "agent-tools.json"], existing: [] }
+      const output = [
+        "error: could not write config file .git/config: Device or resource busy",
+        "bash: agent-tools.json: Read-only file system",
+        "mv: cannot move 'x' to 'y': Device or resource busy"
+      ].join("\n")
+      const found = yield* Bash.blockedPaths(output, { cwd: "/ws", policy: hidden, system: ["/usr"], protected: guarded }).pipe(
+        Effect.provide(analysisLayer())
+      )
+      assert.deepStrictEqual(found, [{ path: ".git/config", kind: "protected" }, { path: "agent-tools.json", kind: "protected" }])
+      assert.strictEqual(
+        Bash.blockedNote(found),
+        "The sandbox blocked .git/config, agent-tools.json: protected control file (git config, hooks or agent config): read-only in the sandbox; edit it with the file tools, which ask."
+      )
+    }))
+
   it("the note names the paths and what to do", () => {
     assert.strictEqual(Bash.blockedNote([]), null)
     assert.strictEqual(

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Permission } from "@agent-tools/core"
+import { type Permission, PermissionRules } from "@agent-tools/core"
 import * as Bash from "../../src/bash/index.ts"
 import { analysisLayer } from "./support.ts"
 
@@ -41,4 +41,21 @@ describe("sandboxPolicy", () => {
       const scoped = yield* policyOf("ls", [{ permission: "external_directory", pattern: "/outside/*", action: "allow" }])
       assert.strictEqual(scoped.outside, "hidden")
     }))
+
+  it.effect("allowing every path except some keeps the outside hidden: only approved paths are mounted", () =>
+    Effect.gen(function*() {
+      const except = (rules: Permission.Ruleset) =>
+        Effect.gen(function*() {
+          const config = yield* PermissionRules.fromConfig({ bash: "allow", external_directory: rules }, { home: "/home/u" })
+          return yield* policyOf("cat /outside/secret", config)
+        })
+      const denied = yield* except({ "*": "allow", "~/.ssh/*": "deny" } as never)
+      assert.deepStrictEqual([denied.outside, denied.readable], ["hidden", ["/outside"]])
+      const asked = yield* except({ "*": "allow", "/etc/*": "ask" } as never)
+      assert.strictEqual(asked.outside, "hidden")
+      // An exception a later rule overrides again is no exception.
+      const overridden = yield* except({ "~/.ssh/*": "deny", "*": "allow" } as never)
+      assert.strictEqual(overridden.outside, "writable")
+    }))
 })
+

@@ -2,13 +2,13 @@
  * The bash tool end to end: permissions asked in order, as one prompt (and nothing runs when one is refused),
  * results and notes, truncation with the spill on disk, workdir, shell and environment.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { Events, ModuleLoader, Permission, SpillStorage, SubagentRunner, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, SubagentRunner, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { FakeSpawner, RecordingSandbox, ScriptedSubagent } from "@agent-tools/testing"
 import { TaskTool } from "../../src/agent/task.ts"
 import * as Bash from "../../src/bash/index.ts"
@@ -17,6 +17,7 @@ const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-tool-")))
 const root = join(base, "ws")
 const spillDir = join(base, "spill")
 mkdirSync(join(root, "sub"), { recursive: true })
+afterAll(() => rmSync(base, { recursive: true, force: true }))
 
 interface Setup {
   readonly rules?: Permission.Ruleset
@@ -142,6 +143,32 @@ describe("bash tool: paths the kernel's way", () => {
   }
 })
 
+describe("bash tool: hidden code under `*` allowed and `rm *` denied", () => {
+  // Each would delete `victim` through code the analysis cannot see; none may run without an ask.
+  const rules: Permission.Ruleset = [...ALLOW_ALL, { permission: "bash", pattern: "rm *", action: "deny" }]
+  for (
+    const command of [
+      "PS4='$(rm victim)'; set -x; true",
+      "x='$(rm victim)'; echo ${x@P}",
+      "printf -v 'a[$(rm victim)]' 1",
+      "x='a[$(rm victim)]'; echo $((x))",
+      "env 'BASH_FUNC_f%%=() { rm victim; }' bash -c f",
+      "env -S 'rm victim'",
+      "echo 'rm victim' > s.sh && bash s.sh",
+      "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm victim' victim",
+      "split --filter='rm victim' victim"
+    ]
+  ) {
+    live(`${command}: not run without an ask`, { rules }, () =>
+      Effect.gen(function*() {
+        writeFileSync(join(root, "victim"), "v\n")
+        const error = yield* Effect.flip(call(args(command)))
+        assert.include(["PermissionRejectedError", "PermissionDeniedError"], error._tag)
+        assert.isTrue(existsSync(join(root, "victim")))
+      }))
+  }
+})
+
 describe("bash tool: results", () => {
   live("returns the output, exit code and title; a non-zero exit is a result", {}, () =>
     Effect.gen(function*() {
@@ -195,8 +222,39 @@ describe("bash tool: results", () => {
         sandbox.calls.map((c) => [c.policy.readable, c.policy.writable, c.policy.outside]),
         [[[shared], [], "hidden"], [[], [shared], "hidden"], [[], [], "hidden"]]
       )
-      assert.deepStrictEqual(sandbox.calls[0]!.command, { command: "/bin/bash", args: ["-c", `cat ${shared}/x.txt`] })
+      assert.deepStrictEqual(sandbox.calls[0]!.command, {
+        command: "/bin/bash",
+        args: ["-c", `cat ${shared}/x.txt`],
+        env: Bash.NON_INTERACTIVE_ENV
+      })
       assert.strictEqual(sandbox.calls[0]!.policy.root, root)
+    }))
+
+  live("metadata.sandboxed comes from the wrap that ran, not from the status", {}, () =>
+    Effect.gen(function*() {
+      const sandbox = RecordingSandbox.make()
+      // A status that claims a sandbox, and a wrap that hands back the command unconfined.
+      const lying = { ...sandbox.service, wrap: (command: Sandbox.Command) => Effect.succeed({ ...command, sandboxed: false }) }
+      const { result } = yield* call(args("echo hi")).pipe(Effect.provideService(Sandbox.Sandbox, lying))
+      assert.strictEqual(result.output, "hi\n")
+      assert.strictEqual(result.metadata.sandboxed, false)
+      assert.strictEqual(result.metadata.sandboxReason, "the sandbox did not wrap this command")
+    }))
+
+  live("under the network proxy, a call of local programs only gets its own network without the proxy", {}, () =>
+    Effect.gen(function*() {
+      const sandbox = RecordingSandbox.make({ sandboxed: true, backend: "recording sandbox", network: "proxy", readable: [], writable: [] })
+      for (const command of ["ls", "echo hi | grep h && git status", "git fetch", "curl -s https://example.com", "ls; npm test"]) {
+        yield* call(args(command)).pipe(Effect.provide(sandbox.layer), Effect.ignore)
+      }
+      assert.deepStrictEqual(sandbox.calls.map((c) => c.policy.network), ["deny", "deny", undefined, undefined, undefined])
+    }))
+
+  live("under the host network, local programs keep it", {}, () =>
+    Effect.gen(function*() {
+      const sandbox = RecordingSandbox.make()
+      yield* call(args("ls")).pipe(Effect.provide(sandbox.layer))
+      assert.strictEqual(sandbox.calls[0]!.policy.network, undefined)
     }))
 
   live("external_directory allowing every path: the sandbox hides nothing", {}, () =>
@@ -300,6 +358,24 @@ describe("bash tool: results", () => {
       assert.strictEqual(error.message, `workdir nope does not exist (${join(root, "nope")})`)
     }))
 
+  live(
+    "a shell in the workspace ($SHELL, an absolute or relative PATH entry) is never run; a configured one that is not trusted fails",
+    { env: { SHELL: join(root, "bin", "bash"), PATH: `${join(root, "bin")}:bin:/usr/bin:/bin` } },
+    () =>
+      Effect.gen(function*() {
+        mkdirSync(join(root, "bin"), { recursive: true })
+        writeFileSync(join(root, "bin", "bash"), `#!/bin/sh\necho planted > ${join(root, "planted-shell")}\nexec /bin/sh "$@"\n`)
+        chmodSync(join(root, "bin", "bash"), 0o755)
+        const { result } = yield* call(args("echo ok"))
+        assert.strictEqual(result.output, "ok\n")
+        assert.notStrictEqual(result.metadata.shell, undefined)
+        assert.isFalse(existsSync(join(root, "planted-shell")))
+        const configured = yield* Effect.flip(call(args("echo ok")).pipe(Effect.provide(Bash.configLayer({ home: base, shell: join(root, "bin", "bash") }))))
+        assert.include(configured.message, `the configured shell ${join(root, "bin", "bash")} is not run: it lies in ${root}, which sandboxed commands can write`)
+        assert.isFalse(existsSync(join(root, "planted-shell")))
+      })
+  )
+
   live("SHELL=fish is not used: the command still runs in bash", { env: { SHELL: "/usr/bin/fish" } }, () =>
     Effect.gen(function*() {
       const { result } = yield* call(args("[[ 1 -eq 1 ]] && echo ok"))
@@ -358,7 +434,7 @@ describe("bash tool: what it runs", () => {
     Truncate.layer(),
     Bash.parserLayer,
     Bash.configLayer({ home: base, env: { EXTRA: "1" } }),
-    ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash" }))
+    ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash", GITHUB_TOKEN: "ghp_secret" }))
   ).pipe(
     Layer.provideMerge(SpillStorage.layerMemory()),
     Layer.provideMerge(Layer.mergeAll(
@@ -370,7 +446,7 @@ describe("bash tool: what it runs", () => {
     ))
   )
 
-  it.live("passes the command unchanged to the shell, with the non-interactive environment", () =>
+  it.live("passes the command unchanged to the shell, with the non-interactive environment and no host secret", () =>
     Effect.gen(function*() {
       const { result } = yield* call(args("git log | head -3", { workdir: "sub" }))
       assert.strictEqual(result.output, "fake\n")
@@ -378,7 +454,8 @@ describe("bash tool: what it runs", () => {
       assert.strictEqual(spawned!.command, "git log | head -3")
       assert.strictEqual(spawned!.shell, "/bin/bash")
       assert.strictEqual(spawned!.cwd, join(root, "sub"))
-      assert.deepStrictEqual(spawned!.env, { ...Bash.NON_INTERACTIVE_ENV, EXTRA: "1" })
+      // Without a sandbox too, only allow-listed host variables come in: the token stays out.
+      assert.deepStrictEqual(spawned!.env, { PATH: "/usr/bin:/bin", SHELL: "/bin/bash", ...Bash.NON_INTERACTIVE_ENV, EXTRA: "1" })
     }).pipe(Effect.provide(fake)))
 
   it.live("a command too large or too deeply nested is a tool error, and nothing runs", () =>
@@ -402,6 +479,8 @@ describe("bash tool: what it runs", () => {
       assert.include(tool.description, `All commands run in ${root} by default`)
       assert.include(tool.description, "commands time out after 120000ms")
       assert.include(tool.description, "A command may be at most 131072 bytes (128 KiB)")
+      // True by "passes the command unchanged…" above: the token in the environment is not passed on.
+      assert.include(tool.description, "credentials in the agent's environment (API keys, tokens) are not set")
       assert.isTrue(tool.annotations.destructive)
     }).pipe(Effect.provide(fake)))
 })

@@ -41,6 +41,40 @@ describe("edit: read before write", () => {
       assert.include(error, "has been modified since it was last read")
       assert.strictEqual(yield* readText("/ws/a.txt"), "1\ntwo\nthree\n")
     }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": "one\ntwo\n" }))))
+
+  const five = "one\ntwo\nthree\nfour\nfive\n"
+
+  it.effect("a change elsewhere in the file since the read: the edit is made on the current content, and says so", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      yield* call("read", { filePath: "a.txt" })
+      yield* fs.writeFileString("/ws/a.txt", five.replace("one", "ONE")) // someone else, two lines away
+      const result = yield* call("edit", { filePath: "a.txt", oldString: "four", newString: "4" })
+      assert.strictEqual(
+        result.output,
+        "Edit applied successfully. The file had been changed since you read it, in other lines than this edit touches: " +
+          "the edit was re-based over that change. Read the file again to see it."
+      )
+      assert.strictEqual(result.metadata.rebased, true)
+      assert.strictEqual(yield* readText("/ws/a.txt"), "ONE\ntwo\nthree\n4\nfive\n")
+      // multiedit alike; its own write is what the next edit compares with.
+      yield* fs.writeFileString("/ws/a.txt", "ONE\ntwo\nthree\n4\nFIVE\n")
+      const multi = yield* call("multiedit", { filePath: "a.txt", edits: [{ oldString: "ONE", newString: "1" }, { oldString: "two", newString: "2" }] })
+      assert.include(multi.output, "re-based")
+      assert.strictEqual(yield* readText("/ws/a.txt"), "1\n2\nthree\n4\nFIVE\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": five }))))
+
+  it.effect("a change in or next to the edited lines, or one that removed oldString, is refused as stale and nothing is written", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      yield* call("read", { filePath: "a.txt" })
+      for (const changed of [five.replace("four", "FOUR"), five.replace("three", "THREE"), five.replace("four\n", "")]) {
+        yield* fs.writeFileString("/ws/a.txt", changed)
+        const error = yield* callError("edit", { filePath: "a.txt", oldString: "four", newString: "4" })
+        assert.include(error, "has been modified since it was last read")
+        assert.strictEqual(yield* readText("/ws/a.txt"), changed)
+      }
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": five }))))
 })
 
 describe("edit: byte-exact preservation", () => {
@@ -151,6 +185,23 @@ describe("edit: errors write nothing", () => {
     }).pipe(Effect.provide(memory(ws, { directories: ["/ws"] }))))
 })
 
+describe("edit: what the result says about a loose match", () => {
+  it.effect("typographic quotes and a cut-off last line are named like the other fuzzy matches", () =>
+    Effect.gen(function*() {
+      yield* call("read", { filePath: "a.ts" })
+      const quotes = yield* call("edit", { filePath: "a.ts", oldString: "greet(“hi”)", newString: "greet(“hello”)" })
+      assert.strictEqual(quotes.output, "Edit applied successfully. (quote-normalized match at line 1)")
+      assert.strictEqual(quotes.metadata.strategy, "quote-normalized")
+      const cut = yield* call("edit", { filePath: "a.ts", oldString: "x = f", newString: "x = g();" })
+      assert.strictEqual(
+        cut.output,
+        "Edit applied successfully. (exact match at line 2; oldString stopped inside a line and newString's last line ends " +
+          "like it, so the whole line was replaced)"
+      )
+      assert.strictEqual(yield* readText("/ws/a.ts"), 'greet("hello")\nx = g();\n')
+    }).pipe(Effect.provide(memory(ws, { "/ws/a.ts": 'greet("hi")\nx = f();\n' }))))
+})
+
 describe("edit: result and permission", () => {
   it.effect("names the strategy and matched lines; one edit ask for the file, the diff in the result", () =>
     Effect.gen(function*() {
@@ -206,6 +257,7 @@ describe("one file transaction", () => {
     return { counts, order, layer: registry(ws, Layer.mergeAll(layer, Path.layer)) }
   }
 
+  // writeFile: the temp file, and the advisory lock file other processes' writers wait on.
   it.effect("the file read stays open until the rename has replaced it (the old file is freed at that close), then closes", () => {
     const { order, layer } = counted()
     return Effect.gen(function*() {
@@ -232,7 +284,7 @@ describe("one file transaction", () => {
         yield* call("read", { filePath: "a.txt" })
         Object.assign(counts, { realPath: 0, stat: 0, open: 0, readFile: 0, writeFile: 0, rename: 0 })
         yield* call(tool, args)
-        assert.deepStrictEqual(counts, { realPath: 1, stat: 1, open: 1, readFile: 0, writeFile: 1, rename: 1 })
+        assert.deepStrictEqual(counts, { realPath: 1, stat: 1, open: 1, readFile: 0, writeFile: 2, rename: 1 })
         assert.strictEqual(yield* readText("/ws/a.txt"), tool === "edit" ? "1\ntwo\n" : "1\n2\n")
       }).pipe(Effect.provide(layer))
     })
@@ -251,8 +303,8 @@ describe("edit: placeholders", () => {
       assert.strictEqual(
         error,
         'newString line 2 is a placeholder, "// ... existing code ...", where oldString has 1 real line: the edit replaces ' +
-          "text literally, so those lines would be deleted from f.ts. Write out the full text in newString (quote only the " +
-          'lines you change in oldString to keep it short); do not abbreviate with comments like "... rest of code ...".'
+          "text literally, so those lines would be deleted from f.ts. Spell those lines out in newString (quote only the " +
+          'lines you change in oldString to keep it short); do not abbreviate with "..." or comments like "... rest of code ...".'
       )
       assert.strictEqual(yield* readText("/ws/f.ts"), "function f() {\n  const a = 1\n  return a\n}\n")
     }).pipe(Effect.provide(memory(ws, { "/ws/f.ts": "function f() {\n  const a = 1\n  return a\n}\n" }))))

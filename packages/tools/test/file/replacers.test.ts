@@ -353,8 +353,8 @@ describe("placeholders", () => {
     assert.strictEqual(
       Replacers.describe(e, "f.ts", file, file),
       'newString line 2 is a placeholder, "// ... rest of code ...", where oldString has 2 real lines: the edit replaces ' +
-        "text literally, so those lines would be deleted from f.ts. Write out the full text in newString (quote only the " +
-        'lines you change in oldString to keep it short); do not abbreviate with comments like "... rest of code ...".'
+        "text literally, so those lines would be deleted from f.ts. Spell those lines out in newString (quote only the " +
+        'lines you change in oldString to keep it short); do not abbreviate with "..." or comments like "... rest of code ...".'
     )
   })
 
@@ -372,6 +372,23 @@ describe("placeholders", () => {
       file.replace("  return", "  // ... then add them\n  return")
     )
     assert.strictEqual(applied("def g():\n    pass\n", "    pass", "    ...").text, "def g():\n    ...\n")
+  })
+
+  it("a bare `...`, `…` or `[...]` line standing for real lines is refused, however indented", () => {
+    for (const dots of ["...", "…", "[...]", "    ...", "(...)"]) {
+      const e = rejected(file, file.trimEnd(), `function f() {\n${dots}\n  return a + b + 1\n}`)
+      assert.deepStrictEqual(e, { _tag: "Placeholder", line: 2, text: dots, replaced: 2 }, dots)
+    }
+    const py = "class A:\n    def f(self):\n        a = 1\n        b = 2\n        return a + b\n"
+    assert.strictEqual(rejected(py, py.trimEnd(), "class A:\n    def f(self):\n        ...\n        return a + b + 1")._tag, "Placeholder")
+  })
+
+  it("a `...` the quote has at the same place, a Python stub body and a spread are written", () => {
+    const stub = "def f():\n    ...\n\ndef g():\n    return 1\n"
+    assert.strictEqual(applied(stub, "def f():\n    ...", "def f(x):\n    ...").text, stub.replace("f()", "f(x)"))
+    assert.strictEqual(applied(stub, "def g():\n    return 1", "def g():\n    return 1\n\ndef h():\n    ...").text, stub + "\ndef h():\n    ...\n")
+    const js = "function f(a) {\n  return g(a)\n}\n"
+    assert.strictEqual(applied(js, "function f(a) {\n  return g(a)", "function f(...args) {\n  return g(\n    ...args\n  )").text.includes("    ...args\n"), true)
   })
 })
 
@@ -402,5 +419,45 @@ describe("quotes that differ, and where added lines go", () => {
     assert.strictEqual(applied(file, "  one: 1\nnext:", "  one: 2\n# about next\nnext:").text, "  one: 2\n\n# about next\nnext:\n")
     // …and a line added before the replaced one stays before it.
     assert.strictEqual(applied(file, "  one: 1\nnext:", "  # about one\n  one: 2\nnext:").text, "  # about one\n  one: 2\n\nnext:\n")
+  })
+})
+
+describe("an oldString that stops inside a line", () => {
+  const file = "a()\nx = f();\nb()\n"
+
+  it("with newString's last line the whole line, replaces the line to its end instead of keeping its tail twice", () => {
+    const { text, plan: p } = applied(file, "a()\nx", "a(1)\nx = f();")
+    assert.strictEqual(text, "a(1)\nx = f();\nb()\n")
+    assert.strictEqual(p.lineCompleted, true)
+    // An edited version of the line whose tail is the rest of the file's line.
+    assert.strictEqual(applied(file, "x = f(", "x = g(1).f();").text, "a()\nx = g(1).f();\nb()\n")
+    assert.strictEqual(applied("return x;\n", "return x", "return y;").text, "return y;\n")
+  })
+
+  it("a prefix edited on its own is not extended", () => {
+    assert.strictEqual(applied(file, "x = f", "y = f").text, "a()\ny = f();\nb()\n")
+    // newString adds a call: its brackets nest unlike the file's line, so the `)` is not the line's tail.
+    assert.strictEqual(applied("f(g(x))\n", "f(g(x)", "f(g(h(x))").text, "f(g(h(x)))\n")
+    assert.strictEqual(applied(file, "x = f();", "x = f(); // done").plan.lineCompleted, undefined)
+  })
+})
+
+describe("typographic quotes", () => {
+  it("curly quotes in oldString match the file's straight ones; the file keeps its quotes where newString repeats them", () => {
+    const file = `const a = "hello";\nconst b = 'it's';\nlog("done")\n`
+    const { text, plan: p } = applied(file, "const a = “hello”;\nconst b = ‘it’s’;", "const a = “hello, world”;\nconst b = ‘it’s’;")
+    assert.strictEqual(p.strategy, "quote-normalized")
+    assert.strictEqual(text, `const a = "hello, world";\nconst b = 'it's';\nlog("done")\n`)
+  })
+
+  it("the reverse: straight quotes in oldString match curly ones in the file, which stay curly", () => {
+    const file = "title = “Café”\nsub = ‘menu’\n"
+    const { text } = applied(file, 'title = "Café"\nsub = \'menu\'', 'title = "Café Noir"\nsub = \'menu\'')
+    assert.strictEqual(text, "title = “Café Noir”\nsub = ‘menu’\n")
+  })
+
+  it("a quote newString changes comes from newString; two folded matches are ambiguous", () => {
+    assert.strictEqual(applied('say("hi")\n', "say(“hi”)", "say('hi')").text, "say('hi')\n")
+    assert.strictEqual(rejected('a = "x"\nb = "x"\n', "= “x”", "= “y”")._tag, "Ambiguous")
   })
 })

@@ -51,6 +51,18 @@ describe("write", () => {
       assert.strictEqual(hex(yield* readBytes("/ws/l.txt")), "6e 61 ef 76 65 0a")
     }).pipe(Effect.provide(memory(ws, { "/ws/l.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]) }))))
 
+  it.effect("a file over the 10 MB edit limit is replaced, its diff counted in lines instead of shown", () =>
+    Effect.gen(function*() {
+      yield* call("read", { filePath: "big.txt" })
+      const result = yield* call("write", { filePath: "big.txt", content: "small\n" })
+      assert.strictEqual(result.output, "Wrote big.txt (+1 −2 lines).")
+      assert.strictEqual(
+        result.metadata.diff,
+        "big.txt: 2 lines replaced by 1 line (the diff is not shown: the file is over 10 MB)"
+      )
+      assert.strictEqual(yield* readText("/ws/big.txt"), "small\n")
+    }).pipe(Effect.provide(memory(ws, { "/ws/big.txt": "a".repeat(10 * 1024 * 1024) + "\nb\n" }))))
+
   it.effect("a directory or a binary file is refused", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* callError("write", { filePath: "d", content: "x" }), "Path is a directory, not a file: d")

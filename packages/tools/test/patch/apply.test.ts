@@ -162,6 +162,28 @@ describe("apply_patch: result and permission", () => {
     ))))
 })
 
+describe("apply_patch: a pure rename", () => {
+  const files = { "/ws/src/a.ts": "export const a = 1\nexport const b = 2\n" }
+  for (
+    const [name, lines] of [
+      ["without chunks", ["*** Update File: src/a.ts", "*** Move to: src/c.ts"]],
+      ["with a chunk that changes nothing", ["*** Update File: src/a.ts", "*** Move to: src/c.ts", "@@", " export const a = 1"]]
+    ] as const
+  ) {
+    it.effect(`${name} is shown as a rename, not the file deleted and added`, () =>
+      Effect.gen(function*() {
+        const result = yield* call("apply_patch", { patchText: patch(...lines) })
+        assert.strictEqual(result.metadata.diff, "renamed src/a.ts → src/c.ts")
+        const entries = result.metadata.files as ReadonlyArray<Record<string, unknown>>
+        assert.deepStrictEqual(entries.map((f) => [f.relativePath, f.type, f.movePath, f.additions, f.deletions]), [
+          ["src/a.ts", "move", "src/c.ts", 0, 0]
+        ])
+        assert.strictEqual(yield* readText("/ws/src/c.ts"), files["/ws/src/a.ts"])
+        assert.isFalse(yield* exists("/ws/src/a.ts"))
+      }).pipe(Effect.provide(memory(ws, files))))
+  }
+})
+
 describe("deriveUpdate", () => {
   const chunk = (lines: ReadonlyArray<string>) => Patch.parsePatch(patch("*** Update File: f", ...lines))[0]!
   const update = (text: string, lines: ReadonlyArray<string>, semantics: Patch.Semantics = "atomic") => {
@@ -211,6 +233,13 @@ describe("apply_patch: context that occurs more than once", () => {
       yield* call("apply_patch", { patchText: unanchored })
       assert.strictEqual(yield* readText("/ws/m.py"), twice.replace("return x\n", "return x + 1\n"))
     }).pipe(Effect.provide(memory({ ...ws, mode: "sequential" }, { "/ws/m.py": twice }))))
+
+  it("sequential mode takes the first copy after the previous chunk", () => {
+    const hunk = Patch.parsePatch(patch("*** Update File: f", "@@", "-a", "+A", "@@", "-b", "+B"))[0]!
+    if (hunk.type !== "update") return assert.fail("not an update")
+    assert.strictEqual(Patch.deriveUpdate("b\na\nb\nb\n", hunk.chunks, "f", "sequential"), "b\nA\nB\nb\n")
+    assert.throws(() => Patch.deriveUpdate("b\na\nb\nb\n", hunk.chunks, "f", "atomic"), /occur 2 times in f, at lines 3, 4/)
+  })
 
   it("the pure update function refuses the same way", () => {
     assert.throws(

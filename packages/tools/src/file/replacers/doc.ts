@@ -12,6 +12,7 @@ export type StrategyName =
   | "whitespace-normalized"
   | "escape-normalized"
   | "trimmed-boundary"
+  | "quote-normalized"
   | "block-anchor"
   | "context-aware"
 
@@ -23,6 +24,8 @@ export type Transform =
   | "trim-boundary"
   /** newString unescaped the way oldString had to be. */
   | "unescape"
+  /** newString with the file's quote characters where it repeats oldString (quotes.ts). */
+  | "quotes"
   /** Whole lines: a three-way merge of oldString → newString onto the file's lines (see merge.ts). */
   | "lines"
 

@@ -2,7 +2,7 @@
  * The edit cascade: opencode's nine replacers, reordered strictest-first and made safe.
  *
  * exact → indentation-flexible → line-trimmed → whitespace-normalized → escape-normalized →
- * trimmed-boundary → block-anchor → context-aware; `multi-occurrence` is what an exact
+ * trimmed-boundary → quote-normalized → block-anchor → context-aware; `multi-occurrence` is what an exact
  * `replaceAll` over several copies is reported as.
  *
  * Differences from opencode:
@@ -21,6 +21,10 @@
  *   quote on every line is taken;
  * - newString is unescaped only when it is escaped like oldString, and a placeholder comment
  *   (`// ... existing code ...`) standing in for lines oldString has is refused;
+ * - typographic quotes (“ ” ‘ ’) match straight ones and the reverse (quote-normalized), and the
+ *   file keeps its own quote characters wherever newString repeats oldString;
+ * - an oldString that stops inside a line, with a newString whose last line ends like that whole
+ *   line, replaces the line to its end (the model meant the line, not a prefix of it);
  * - the result names the strategy and the matched lines.
  *
  * Works on the LF view of the text; the edit tool maps offsets back to the file's bytes. The early
@@ -33,6 +37,7 @@ import { type Candidate, type Doc, type Find, looseKey, makeDoc, makeFind, type 
 import { type Anchored, anchored, indentationFlexible, lineTrimmed, whitespaceNormalized } from "./lines.ts"
 import { merge } from "./merge.ts"
 import { placeholderIn } from "./placeholder.ts"
+import { quoteNormalized, withFileQuotes } from "./quotes.ts"
 
 export type { NearMiss } from "./block.ts"
 export { describe } from "./messages.ts"
@@ -64,6 +69,8 @@ export interface Plan {
   readonly unescaped: boolean
   /** The read tool's `N: ` line prefixes were removed from oldString (and newString). */
   readonly lineNumbersStripped?: boolean | undefined
+  /** oldString stopped inside a line and the match was taken to that line's end (see `toLineEnd`). */
+  readonly lineCompleted?: boolean | undefined
 }
 
 export type ReplaceError =
@@ -104,6 +111,7 @@ const tiers = (doc: Doc, find: Find, misses: Array<NearMiss>) => {
     { name: "whitespace-normalized", run: () => whitespaceNormalized(doc, find) },
     { name: "escape-normalized", run: () => escapeNormalized(doc, find) },
     { name: "trimmed-boundary", run: () => trimmedBoundary(doc, find) },
+    { name: "quote-normalized", run: () => quoteNormalized(doc, find) },
     { name: "block-anchor", run: () => blockAnchor(doc, find, misses), similar: true },
     { name: "context-aware", run: () => contextAware(doc, find, misses), similar: true }
   ]
@@ -260,7 +268,12 @@ const planOnce = (content: string, oldString: string, newString: string, replace
     if (elsewhere.length > 0) {
       return { _tag: "Ambiguous", strategy: tier.name, matches: [found[0]!, ...elsewhere].map(ranges), similarOnly: false }
     }
-    const chosen = disjoint(found)
+    let lineCompleted = false
+    const chosen = disjoint(found).map((c) => {
+      const whole = toLineEnd(content, c, oldString, newString)
+      lineCompleted ||= whole !== c
+      return whole
+    })
     const splices: Array<Splice> = []
     let reindented = false
     for (const c of chosen) {
@@ -273,7 +286,13 @@ const planOnce = (content: string, oldString: string, newString: string, replace
         reindented ||= merged.reindented
         splices.push({ start: c.start, end: c.end, text: merged.text })
       } else {
-        const text = c.transform === "unescape" ? (escapedLike(oldString, newString) ? unescapeLf(newString) : newString) : c.transform === "trim-boundary" ? trimLike(oldString, newString) : newString
+        const text = c.transform === "unescape"
+          ? (escapedLike(oldString, newString) ? unescapeLf(newString) : newString)
+          : c.transform === "trim-boundary"
+          ? trimLike(oldString, newString)
+          : c.transform === "quotes"
+          ? withFileQuotes(oldString, content.slice(c.start, c.start + oldString.length), newString)
+          : newString
         splices.push({ start: c.start, end: c.end, text })
       }
     }
@@ -288,10 +307,41 @@ const planOnce = (content: string, oldString: string, newString: string, replace
         return (matches ??= chosen.map(ranges))
       },
       reindented,
-      unescaped: tier.name === "escape-normalized" && escapedLike(oldString, newString) && unescape(newString) !== newString
+      unescaped: tier.name === "escape-normalized" && escapedLike(oldString, newString) && unescape(newString) !== newString,
+      ...(lineCompleted ? { lineCompleted } : {})
     }
   }
   return { _tag: "NotFound", tried, nearMiss: misses[0], whitespaceOnly }
+}
+
+/**
+ * A match that ends inside a line of the file, taken to the line's end when newString's last line
+ * ends with the rest of that line: the model quoted the line cut off but wrote it whole (or edited)
+ * in newString, and replacing only the prefix would leave the tail twice (`x = f(); = f();`).
+ */
+const toLineEnd = (content: string, c: Candidate, oldString: string, newString: string): Candidate => {
+  if (c.transform !== "verbatim" && c.transform !== "quotes") return c
+  if (oldString.endsWith("\n") || c.end >= content.length || content[c.end] === "\n") return c
+  const eol = content.indexOf("\n", c.end)
+  const end = eol === -1 ? content.length : eol
+  const rest = content.slice(c.end, end)
+  const lastNew = newString.slice(newString.lastIndexOf("\n") + 1)
+  if (rest.trim().length === 0 || !lastNew.endsWith(rest) || lastNew.length <= rest.length) return c
+  // `f(g(x)` → `f(g(h(x))` in `f(g(x))` adds a call, not the line's tail: the whole line written
+  // in newString nests its brackets like the file's line does.
+  const lineFrom = Math.max(c.start, content.lastIndexOf("\n", c.end - 1) + 1)
+  if (nesting(lastNew) !== nesting(content.slice(lineFrom, end))) return c
+  return { ...c, end }
+}
+
+/** Opening minus closing brackets. */
+const nesting = (s: string): number => {
+  let n = 0
+  for (const ch of s) {
+    if (ch === "(" || ch === "[" || ch === "{") n++
+    else if (ch === ")" || ch === "]" || ch === "}") n--
+  }
+  return n
 }
 
 /** Applies a plan's splices to the content they were planned on. */

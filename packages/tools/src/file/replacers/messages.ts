@@ -51,8 +51,8 @@ export const describe = (error: ReplaceError, file: string, content: string, old
     case "Placeholder":
       return `newString line ${error.line} is a placeholder, ${quote(error.text.trim())}, where oldString has ` +
         `${error.replaced} real line${error.replaced === 1 ? "" : "s"}: the edit replaces text literally, so those lines ` +
-        `would be deleted from ${file}. Write out the full text in newString (quote only the lines you change in ` +
-        "oldString to keep it short); do not abbreviate with comments like \"... rest of code ...\"."
+        `would be deleted from ${file}. Spell those lines out in newString (quote only the lines you change in ` +
+        "oldString to keep it short); do not abbreviate with \"...\" or comments like \"... rest of code ...\"."
     case "Ambiguous":
       return `Found ${error.matches.length} matches for oldString in ${file} (${error.strategy} match) at lines ` +
         `${formatRanges(error.matches)}. ` +
@@ -90,10 +90,14 @@ export const matchedNote = (
   strategy: string,
   matches: ReadonlyArray<LineRange>,
   reindented: boolean,
-  lineNumbersStripped = false
+  lineNumbersStripped = false,
+  lineCompleted = false
 ): string => {
   const notes = [
     ...(reindented ? ["added lines re-indented to the file's indentation"] : []),
+    ...(lineCompleted
+      ? ["oldString stopped inside a line and newString's last line ends like it, so the whole line was replaced"]
+      : []),
     ...(lineNumbersStripped ? ["the `N: ` line numbers of the read output were removed from your strings"] : [])
   ]
   if ((strategy === "exact" || strategy === "multi-occurrence") && notes.length === 0) return ""

@@ -1,6 +1,6 @@
 /**
- * Placeholders: a newString line such as `// ... rest of code ...` or `# ... existing code ...`
- * standing for lines the model did not write out. Written as code, it deletes the real lines
+ * Placeholders: a newString line such as `// ... rest of code ...`, `# ... existing code ...` or a
+ * bare `...` (`…`, `[...]`) standing for lines the model did not write out. Written as code, it deletes the real lines
  * oldString quoted, so an edit that puts one where oldString had real lines is refused.
  */
 import { lineOps } from "./merge.ts"
@@ -16,8 +16,15 @@ const WORDS = new Set([
 
 const COMMENT = /^(?:\/\/+|#+|\/\*+|<!--|--|;+|\{\s*\/\*+)\s*(.*?)\s*(?:\*+\/\s*\}?|-->)?$/
 
-/** A comment line whose only content is an ellipsis and placeholder words. */
+// A line that is only an ellipsis, maybe bracketed: Python's `...` body looks the same, so a bare
+// one counts only where it replaces more than a `pass` (see `placeholderIn`).
+const BARE = /^[[({<]?\s*(?:\.\.\.|…)\s*[\])}>]?[,;]?$/
+
+export const isBarePlaceholder = (line: string): boolean => BARE.test(line.trim())
+
+/** A comment line whose only content is an ellipsis and placeholder words, or a bare ellipsis line. */
 export const isPlaceholder = (line: string): boolean => {
+  if (isBarePlaceholder(line)) return true
   const m = COMMENT.exec(line.trim())
   if (m === null) return false
   const body = m[1]!
@@ -43,18 +50,25 @@ export const placeholderIn = (oldLines: ReadonlyArray<string>, newLines: Readonl
   const ops = lineOps(oldLines.map((l) => l.trim()), newLines.map((l) => l.trim()))
   let removed = 0
   let written = 0
+  // Removed lines that a bare `...` may stand for as code (a Python stub body written as `...`).
+  let trivial = true
   let placeholder: number | undefined
   for (const step of [...ops, { op: "=" as const, o: -1, n: -1 }]) {
     if (step.op === "=") {
-      if (placeholder !== undefined && removed > 0) {
+      const bare = placeholder !== undefined && isBarePlaceholder(newLines[placeholder]!)
+      if (placeholder !== undefined && removed > 0 && !(bare && trivial)) {
         return { line: placeholder + 1, text: newLines[placeholder]!, replaced: Math.max(1, removed - written) }
       }
       removed = 0
       written = 0
+      trivial = true
       placeholder = undefined
     } else if (step.op === "-") {
       const l = oldLines[step.o]!
-      if (l.trim().length > 0 && !isPlaceholder(l)) removed++
+      if (l.trim().length > 0 && !isPlaceholder(l)) {
+        removed++
+        trivial &&= l.trim() === "pass"
+      }
     } else if (isPlaceholder(newLines[step.n]!)) placeholder ??= step.n
     else if (newLines[step.n]!.trim().length > 0) written++
   }

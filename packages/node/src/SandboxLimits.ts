@@ -1,0 +1,106 @@
+/**
+ * The resource limits of a sandboxed call: how many processes it may run at once, and how big its
+ * private temp and home directories may grow.
+ *
+ * Processes are capped by a pids cgroup per call (`pids.max`), the one limit the kernel applies to
+ * root too (RLIMIT_NPROC is ignored for uid 0, and counts every process of the user besides). The
+ * cgroup is made under this process's own pids cgroup (cgroup v1 `/sys/fs/cgroup/pids/…`) or
+ * beside it (cgroup v2, where a cgroup holding processes cannot have children with controllers);
+ * the wrapper shell moves itself into it before it starts bwrap, so every process of the call is
+ * counted, and it is removed after the call. Where no cgroup can be made (an unprivileged user
+ * without a delegated cgroup), calls run without the cap and the status says so.
+ *
+ * The temp and home directories are size-capped tmpfs mounts: memory the kernel frees when the
+ * call's namespace ends, so nothing is left on the host (a mode-000 directory cannot block the
+ * clean-up) and a runaway write fails with ENOSPC instead of filling the host's disk.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import * as Schedule from "effect/Schedule"
+import { rmdir } from "node:fs/promises"
+
+/** The most processes a call may run at once when the config says nothing (`sandbox.maxProcesses`). */
+export const DEFAULT_MAX_PROCESSES = 1024
+
+/** The size of the private temp directory, and of the private home, when the config says nothing (`sandbox.tmpMaxBytes`). */
+export const DEFAULT_TMP_MAX_BYTES = 512 * 1024 * 1024
+
+/** Where per-call pids cgroups go, or why there are none. */
+export type Pids = { readonly _tag: "cgroup"; readonly parent: string } | { readonly _tag: "none"; readonly reason: string }
+
+/** The cgroup v1 pids hierarchy and the cgroup v2 root, where Linux mounts them. */
+const V1 = "/sys/fs/cgroup/pids"
+const V2 = "/sys/fs/cgroup"
+
+/** The directories a pids cgroup could be made in, most specific first, from `/proc/self/cgroup`. */
+export const candidates = (selfCgroup: string): Array<string> => {
+  const out: Array<string> = []
+  for (const line of selfCgroup.split("\n")) {
+    const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line.trim()) ?? []
+    if (path === undefined || !path.startsWith("/")) continue
+    if (controllers!.split(",").includes("pids")) out.unshift(`${V1}${path === "/" ? "" : path}`)
+    // v2: a child of the root, or a sibling of this process's own (leaf) cgroup.
+    else if (controllers === "") out.push(path === "/" ? V2 : `${V2}${path.slice(0, path.lastIndexOf("/")) || ""}`)
+  }
+  return out
+}
+
+/**
+ * Removes an empty cgroup. A cgroup directory holds the kernel's control files, which cannot be
+ * unlinked: only rmdir(2) removes it, and the file system service offers no bare rmdir. Not by
+ * spawning `rmdir` either: found on PATH, that could be a workspace's program (node_modules/.bin)
+ * run outside the sandbox.
+ */
+const removeCgroup = (dir: string) =>
+  Effect.tryPromise({ try: () => rmdir(dir), catch: (cause) => new Error(`rmdir ${dir}: ${String(cause)}`) })
+
+/** Probes made by this process: each makes a cgroup of its own name, so layers built at once do not collide. */
+let probes = 0
+
+/**
+ * Finds a directory where this process may make a pids cgroup: makes and removes one to be sure
+ * (a read-only cgroup file system, or one without the pids controller, fails here, not per call).
+ */
+export const detectPids = Effect.fn("SandboxLimits.detectPids")(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const self = yield* fs.readFileString("/proc/self/cgroup").pipe(Effect.orElseSucceed(() => ""))
+  const reasons: Array<string> = []
+  for (const parent of candidates(self)) {
+    const test = path.join(parent, `agent-tools-probe-${process.pid}-${++probes}`)
+    const made = yield* fs.makeDirectory(test).pipe(
+      Effect.andThen(fs.exists(path.join(test, "pids.max"))),
+      Effect.ensuring(removeCgroup(test).pipe(Effect.ignore)),
+      Effect.result
+    )
+    if (made._tag === "Success" && made.success) return { _tag: "cgroup", parent } satisfies Pids
+    reasons.push(made._tag === "Failure" ? `${parent}: ${made.failure.message}` : `${parent}: no pids controller`)
+  }
+  return {
+    _tag: "none",
+    reason: `no pids cgroup can be made here (${reasons.join("; ") || "no cgroup file system"})`
+  } satisfies Pids
+})
+
+/**
+ * A pids cgroup for one call, capped at `max` processes; its `cgroup.procs` file (where the
+ * wrapper shell writes its pid). Removed when the scope closes, retried while the call's last
+ * processes die (an rmdir of a cgroup that still has members fails).
+ */
+export const pidsCgroup = Effect.fn("SandboxLimits.pidsCgroup")(function*(parent: string, name: string, max: number) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const dir = path.join(parent, name)
+  yield* Effect.acquireRelease(
+    fs.makeDirectory(dir),
+    () =>
+      removeCgroup(dir).pipe(
+        Effect.retry({ times: 20, schedule: Schedule.spaced(Duration.millis(50)) }),
+        Effect.ignore
+      )
+  )
+  yield* fs.writeFileString(path.join(dir, "pids.max"), `${max}\n`)
+  return path.join(dir, "cgroup.procs")
+})
