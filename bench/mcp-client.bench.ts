@@ -14,7 +14,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Tool, ToolRegistry } from "@agent-tools/core"
-import { NodeAgentTools } from "@agent-tools/node"
+import { NodeAgentTools } from "@agent-tools/runtime"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -3,7 +3,7 @@
 // line, `sinceStart` from the process's start. Plain JavaScript, so nothing is type-stripped; run with
 // `--conditions=agent-tools-source` it imports the TypeScript sources instead of dist.
 const start = performance.now()
-const { NodeAgentTools } = await import("@agent-tools/node")
+const { NodeAgentTools } = await import("@agent-tools/runtime")
 const { ToolRegistry } = await import("@agent-tools/core")
 const { Effect } = await import("effect")
 const imported = performance.now()

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ToolNames } from "@agent-tools/core"
 import { McpClient, McpServerConfig, McpServers } from "@agent-tools/mcp"
-import { AgentConfig } from "@agent-tools/node"
+import { AgentConfig } from "@agent-tools/runtime"
 
 describe("MCP tool ids", () => {
   it("keep valid names, sanitise others and cut long ones with a stable hash", () => {

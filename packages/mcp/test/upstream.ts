@@ -4,8 +4,8 @@
  * an upstream, and the node layer configured with them.
  */
 import { Effect, FileSystem, Path, Schedule } from "effect"
-import { NodeAgentTools } from "@agent-tools/node"
-import type { AgentConfig } from "@agent-tools/node"
+import { NodeAgentTools } from "@agent-tools/runtime"
+import type { AgentConfig } from "@agent-tools/runtime"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { NODE, SOURCE } from "./harness.ts"

@@ -35,13 +35,9 @@ import {
 } from "@agent-tools/core"
 import { ApplyPatchConfig, Bash, BatchConfig, builtins, LspToolConfig, searchTools, Skills, Web } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
-import * as AnalysisWorker from "./AnalysisWorker.ts"
-import * as Bubblewrap from "./Bubblewrap.ts"
-import * as NativeRealPath from "./NativeRealPath.ts"
-import * as NodeStat from "./NodeStat.ts"
-import * as DataDir from "./DataDir.ts"
+import { AnalysisWorker, Bubblewrap, DataDir, NativeRealPath, NodeStat, WebFetchClient } from "@agent-tools/node"
 import * as Defaults from "./Defaults.ts"
-import * as WebFetchClient from "./WebFetchClient.ts"
+import * as OptionalPackages from "./OptionalPackages.ts"
 import * as WorkspaceTrust from "./WorkspaceTrust.ts"
 import type { ServerConfig as McpServerConfig } from "@agent-tools/mcp/client"
 
@@ -82,6 +78,12 @@ export interface Options {
    * meanwhile (default true). A one-shot call has nothing else to serve and skips its start-up.
    */
   readonly analysisWorker?: boolean | undefined
+  /**
+   * How the optional packages (MCP client, S3 spill store, language servers) are imported when the
+   * config asks for them (default: `import()` of `@agent-tools/mcp`, `@agent-tools/spill-s3`,
+   * `@agent-tools/lsp`).
+   */
+  readonly optionalPackages?: Partial<OptionalPackages.Importers> | undefined
 }
 
 /** What the node layer needs from the platform (`NodeServices` supplies it). */
@@ -119,7 +121,7 @@ export interface Settings {
   readonly mcp: Record<string, McpServerConfig.ServerConfig>
 }
 
-export class NodeSettings extends Context.Service<NodeSettings, Settings>()("@agent-tools/node/Settings") {}
+export class NodeSettings extends Context.Service<NodeSettings, Settings>()("@agent-tools/runtime/Settings") {}
 
 /** The services the node layer provides. */
 export type Services =
@@ -138,7 +140,11 @@ export type Services =
   | SubagentRunner.SubagentRunner
   | NodeSettings
 
-export type LayerError = AgentConfig.ConfigError | Workspace.WorkspaceRootError | Ripgrep.RipgrepNotFoundError
+export type LayerError =
+  | AgentConfig.ConfigError
+  | Workspace.WorkspaceRootError
+  | Ripgrep.RipgrepNotFoundError
+  | OptionalPackages.MissingPackageError
 
 /** Loads the config and applies the defaults, without building any service. */
 export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: Pick<Options, "cwd" | "config" | "platform">) {
@@ -219,7 +225,10 @@ const searchSettings = Effect.fnUntraced(function*(config: AgentConfig.AgentConf
  * straight into its files (`direct`): they are on the disk the commands see. With `spillS3`, the
  * spills are objects in that bucket instead.
  */
-export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
+export const spillLayer = (
+  s: Settings,
+  importers: OptionalPackages.Importers = OptionalPackages.importers
+): Layer.Layer<SpillStorage.SpillStorage, OptionalPackages.MissingPackageError, FileSystem.FileSystem | Path.Path> =>
   s.spillS3 === undefined
     ? SpillStorage.layer({
       dir: s.spillDir,
@@ -229,16 +238,20 @@ export const spillLayer = (s: Settings): Layer.Layer<SpillStorage.SpillStorage, 
       maxTotalBytes: s.spillMaxTotalBytes,
       direct: true
     })
-    : s3SpillLayer(s.spillS3, s)
+    : s3SpillLayer(s.spillS3, s, importers)
 
 /**
  * The spill store in an S3 bucket (config `spill.s3`), credentials from the AWS SDK's default
  * chain. The package and the SDK are loaded only here: a process without `spill.s3` never loads them.
  */
-const s3SpillLayer = (s3: AgentConfig.S3Spill, s: Settings): Layer.Layer<SpillStorage.SpillStorage> =>
+const s3SpillLayer = (
+  s3: AgentConfig.S3Spill,
+  s: Settings,
+  importers: OptionalPackages.Importers
+): Layer.Layer<SpillStorage.SpillStorage, OptionalPackages.MissingPackageError> =>
   Layer.unwrap(
     Effect.map(
-      Effect.promise(() => import("@agent-tools/spill-s3")),
+      OptionalPackages.load(importers, "spillS3"),
       ({ S3SpillStorage }) => S3SpillStorage.layer({ ...s3, retentionDays: s.retentionDays, maxBytes: s.spillMaxBytes })
     )
   )
@@ -254,15 +267,18 @@ const registryOptions = (s: Settings, extra: ToolRegistry.Options = {}): ToolReg
  * Language servers when the config's `lsp` enables them, else nothing (the tools see the no-op
  * `Lsp`). The server client is loaded only then: a process without LSP never imports it.
  */
-const lspLayer = (s: Settings): Layer.Layer<never, never, Platform> => {
+const lspLayer = (
+  s: Settings,
+  importers: OptionalPackages.Importers
+): Layer.Layer<never, OptionalPackages.MissingPackageError, Platform> => {
   const lsp = s.config.lsp
   if (lsp === undefined || lsp === false || (typeof lsp === "object" && lsp.enabled === false)) return Layer.empty
   const diagnosticsTimeout = typeof lsp === "object" ? lsp.diagnosticsTimeout : undefined
   const workspaceTypeScript = typeof lsp === "object" ? lsp.workspaceTypeScript : undefined
   return Layer.unwrap(
     Effect.map(
-      Effect.promise(() => import("./lsp/NodeLsp.ts")),
-      (NodeLsp) => NodeLsp.layer({ root: s.cwd, diagnosticsTimeout, workspaceTypeScript })
+      OptionalPackages.load(importers, "lsp"),
+      ({ NodeLsp }) => NodeLsp.layer({ root: s.cwd, diagnosticsTimeout, workspaceTypeScript })
     )
   )
 }
@@ -276,8 +292,9 @@ export const layerFromSettings = (
   // built here, so each replacement (a remote SpillStorage, a fake Permission, …) is the one every
   // service and tool sees: Truncate spills to the user's store, Workspace and read page it.
   const user = options.services ?? Layer.empty
+  const importers = { ...OptionalPackages.importers, ...options.optionalPackages }
   const base = Layer.mergeAll(
-    spillLayer(s),
+    spillLayer(s, importers),
     Events.layer(),
     ModuleLoader.layer(),
     FileTime.layer(options.fileTime),
@@ -307,7 +324,7 @@ export const layerFromSettings = (
     Layer.succeed(ApplyPatchConfig, { mode: s.config.apply_patch?.mode ?? "atomic" }),
     Layer.succeed(BatchConfig, { enabled: s.config.experimental?.batch_tool === true }),
     Layer.succeed(LspToolConfig, { enabled: s.config.experimental?.lsp_tool === true }),
-    lspLayer(s),
+    lspLayer(s, importers),
     Layer.succeed(Skills.SkillConfig, { directories: s.skillDirectories }),
     // webfetch's client refuses private, link-local and loopback addresses unless allowed.
     WebFetchClient.layer({ allowPrivateNetwork: s.config.webfetch?.allowPrivateNetwork }),
@@ -335,16 +352,20 @@ export const layerFromSettings = (
       return built
     })
   ).pipe(Layer.provide(registry))
-  return withMcpServers(s, checked.pipe(Layer.provideMerge(services)))
+  return withMcpServers(s, checked.pipe(Layer.provideMerge(services)), importers)
 }
 
 /**
  * The configured MCP servers as tool sources of the registry (started when their tools are first
  * listed or called). The client module is loaded only when servers are configured.
  */
-const withMcpServers = <E, R>(s: Settings, layer: Layer.Layer<Services, E, R>): Layer.Layer<Services, E, R> =>
+const withMcpServers = <E, R>(
+  s: Settings,
+  layer: Layer.Layer<Services, E, R>,
+  importers: OptionalPackages.Importers
+): Layer.Layer<Services, E | OptionalPackages.MissingPackageError, R> =>
   Object.keys(s.mcp).length === 0 ? layer : Layer.effectDiscard(Effect.gen(function*() {
-    const { McpServers } = yield* Effect.promise(() => import("@agent-tools/mcp/client"))
+    const { McpServers } = yield* OptionalPackages.load(importers, "mcpClient")
     yield* McpServers.register(s.mcp, { cwd: s.cwd })
   })).pipe(Layer.provideMerge(layer))
 

@@ -3,7 +3,7 @@ import { Effect, FileSystem, Path } from "effect"
 import { NodeServices } from "@effect/platform-node"
 import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { AgentConfig } from "@agent-tools/node"
+import { AgentConfig } from "@agent-tools/runtime"
 
 const problemsOf = (input: unknown) =>
   Effect.flip(AgentConfig.decode(input)).pipe(Effect.map((e) => e.problems.map((p) => `${p.path}: ${p.reason}`)))
@@ -12,7 +12,7 @@ describe("AgentConfig.decode", () => {
   it.effect("accepts a full config", () =>
     Effect.gen(function*() {
       const input: AgentConfig.Input = {
-        $schema: "./node_modules/@agent-tools/node/agent-tools.schema.json",
+        $schema: "./node_modules/@agent-tools/runtime/agent-tools.schema.json",
         permission: { edit: "ask", bash: { "*": "ask", "git status": "allow" }, external_directory: "deny" },
         truncation: {
           maxLines: 500,

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { AgentConfig, ConfigNarrowing } from "@agent-tools/node"
+import { AgentConfig, ConfigNarrowing } from "@agent-tools/runtime"
 
 const inside = (p: string) => !p.startsWith("/") && !p.startsWith("~") && !p.split("/").includes("..")
 

@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
 import { ConfigProvider, Effect, Exit, FileSystem, Path } from "effect"
 import { SpillStorage, Tool, ToolRegistry } from "@agent-tools/core"
-import { Explain, NodeAgentTools } from "@agent-tools/node"
+import { Explain, NodeAgentTools } from "@agent-tools/runtime"
 import { ScriptedPermission } from "@agent-tools/testing"
 import { builtins } from "@agent-tools/tools"
 

@@ -10,8 +10,8 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Scope } from "effect"
 import { Tool, ToolRegistry } from "@agent-tools/core"
-import { NodeAgentTools } from "@agent-tools/node"
-import type { AgentConfig } from "@agent-tools/node"
+import { NodeAgentTools } from "@agent-tools/runtime"
+import type { AgentConfig } from "@agent-tools/runtime"
 
 const fixture = () => {
   const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-sandbox-")))

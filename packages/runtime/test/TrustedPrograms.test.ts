@@ -13,7 +13,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Tool, ToolRegistry } from "@agent-tools/core"
-import { NodeAgentTools } from "@agent-tools/node"
+import { NodeAgentTools } from "@agent-tools/runtime"
 
 const which = (program: string): string | undefined => {
   try {

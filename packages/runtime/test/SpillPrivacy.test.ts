@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, FileSystem, Path, type Scope } from "effect"
 import { NodeServices } from "@effect/platform-node"
 import { z } from "zod"
 import { SpillStorage, Tool, ToolRegistry } from "@agent-tools/core"
-import { NodeAgentTools } from "@agent-tools/node"
+import { NodeAgentTools } from "@agent-tools/runtime"
 import { builtins } from "@agent-tools/tools"
 
 // Two workspaces share one spill root, as every workspace of a user does by default.

@@ -12,7 +12,8 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Scope } from "effect"
 import { Events, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
-import { AgentConfig, Bubblewrap, NodeAgentTools, SandboxHardening, SandboxSeccomp } from "@agent-tools/node"
+import { AgentConfig, NodeAgentTools } from "@agent-tools/runtime"
+import { Bubblewrap, SandboxHardening, SandboxSeccomp } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
 
 const has = (program: string, args: ReadonlyArray<string> = ["--version"]) =>

@@ -11,8 +11,7 @@
  */
 import { Wildcard } from "@agent-tools/core"
 import type * as AgentConfig from "./AgentConfig.ts"
-import { DEFAULT_NETWORK } from "./Bubblewrap.ts"
-import * as SandboxLimits from "./SandboxLimits.ts"
+import { Bubblewrap, SandboxLimits } from "@agent-tools/node"
 
 export interface Context {
   /** The trusted config the workspace's would narrow (the user's, or `--config`'s). */
@@ -160,7 +159,7 @@ export const TABLE: Readonly<Record<string, Classifier>> = {
   tools: object({ disabled: keep }),
   sandbox: object({
     mode: atLeastAsStrict(["off", "auto", "required"], (u) => u.sandbox?.mode, "auto"),
-    network: atLeastAsStrict(["allow", "proxy", "deny"], (u) => u.sandbox?.network, DEFAULT_NETWORK),
+    network: atLeastAsStrict(["allow", "proxy", "deny"], (u) => u.sandbox?.network, Bubblewrap.DEFAULT_NETWORK),
     // More read-only paths only narrow what a command may write.
     protectedPaths: keep,
     maxProcesses: noMoreThan((u) => u.sandbox?.maxProcesses, SandboxLimits.DEFAULT_MAX_PROCESSES),

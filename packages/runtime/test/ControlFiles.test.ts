@@ -12,8 +12,8 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { Tool, ToolRegistry } from "@agent-tools/core"
-import { Explain, NodeAgentTools } from "@agent-tools/node"
-import type { AgentConfig } from "@agent-tools/node"
+import { Explain, NodeAgentTools } from "@agent-tools/runtime"
+import type { AgentConfig } from "@agent-tools/runtime"
 
 const has = (program: string) => {
   try {

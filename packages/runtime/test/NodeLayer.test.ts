@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, FileSystem, Layer, Path } from "effect"
 import { NodeServices } from "@effect/platform-node"
 import { z } from "zod"
 import { Permission, SpillStorage, Tool, ToolRegistry, Workspace } from "@agent-tools/core"
-import { NodeAgentTools, WorkspaceTrust } from "@agent-tools/node"
+import { NodeAgentTools, WorkspaceTrust } from "@agent-tools/runtime"
 import { builtins } from "@agent-tools/tools"
 
 // Small tools standing in for the built-ins: what the layer wires (config, rules, truncation,

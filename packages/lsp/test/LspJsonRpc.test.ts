@@ -1,6 +1,6 @@
 /** LSP's framing: messages split across chunks, several in one chunk, and a bad header skipped. */
 import { assert, describe, it } from "@effect/vitest"
-import { Deframer, frame } from "../src/lsp/JsonRpc.ts"
+import { Deframer, frame } from "../src/JsonRpc.ts"
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 

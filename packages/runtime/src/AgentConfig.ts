@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 import * as z from "zod"
 import { SandboxEnv } from "@agent-tools/core"
 import * as ConfigIssues from "./ConfigIssues.ts"
-import * as SandboxLimits from "./SandboxLimits.ts"
+import { SandboxLimits } from "@agent-tools/node"
 
 export const FILE_NAME = "agent-tools.json"
 
@@ -272,7 +272,7 @@ export type Input = z.input<typeof ConfigSchema>
 /** The JSON Schema published as `agent-tools.schema.json`. */
 export const jsonSchema = (): Record<string, unknown> => z.toJSONSchema(ConfigSchema, { io: "input" }) as Record<string, unknown>
 
-/** The published schema file's exact text (a test keeps `packages/node/agent-tools.schema.json` equal to it). */
+/** The published schema file's exact text (a test keeps `packages/runtime/agent-tools.schema.json` equal to it). */
 export const jsonSchemaText = (): string => `${JSON.stringify(jsonSchema(), null, 2)}\n`
 
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {

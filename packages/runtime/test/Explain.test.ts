@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, FileSystem } from "effect"
 import { NodeServices } from "@effect/platform-node"
 import { z } from "zod"
 import { Tool } from "@agent-tools/core"
-import { type AgentConfig, Explain, NodeAgentTools } from "@agent-tools/node"
+import { type AgentConfig, Explain, NodeAgentTools } from "@agent-tools/runtime"
 import { builtins } from "@agent-tools/tools"
 
 const Shell = Tool.define("shell", {

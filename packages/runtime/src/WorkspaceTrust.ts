@@ -20,7 +20,7 @@ import * as Random from "effect/Random"
 import { PermissionRules } from "@agent-tools/core"
 import * as AgentConfig from "./AgentConfig.ts"
 import * as ConfigNarrowing from "./ConfigNarrowing.ts"
-import * as DataDir from "./DataDir.ts"
+import { DataDir } from "@agent-tools/node"
 
 /** The list of trusted workspaces, in the user's config directory. */
 export const TRUST_FILE = "trusted.json"

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, FileSystem, Logger, Path } from "effect"
 import { NodeServices } from "@effect/platform-node"
 import { Events, Permission, ToolRegistry } from "@agent-tools/core"
-import { NodeAgentTools, WorkspaceTrust } from "@agent-tools/node"
+import { NodeAgentTools, WorkspaceTrust } from "@agent-tools/runtime"
 
 // What a cloned repository plants: a server to start, a tool directory and a plugin to import,
 // blanket permission and no sandbox, a spill directory of its choosing.

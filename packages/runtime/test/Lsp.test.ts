@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, FileSystem, Path } from "effect"
 import { NodeServices } from "@effect/platform-node"
 import { Tool, ToolRegistry } from "@agent-tools/core"
-import { type AgentConfig, NodeAgentTools } from "@agent-tools/node"
+import { type AgentConfig, NodeAgentTools } from "@agent-tools/runtime"
 
 const fakeEnv = ConfigProvider.layer(ConfigProvider.fromEnv({ env: { HOME: "/home/test", XDG_DATA_HOME: "/tmp/lsp-test-xdg" } }))
 

@@ -11,7 +11,8 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Sandbox } from "@agent-tools/core"
-import { AgentConfig, Bubblewrap, ConfigNarrowing, SandboxHardening, SandboxLimits } from "@agent-tools/node"
+import { AgentConfig, ConfigNarrowing } from "@agent-tools/runtime"
+import { Bubblewrap, SandboxHardening, SandboxLimits } from "@agent-tools/node"
 
 const hasBwrap = spawnSync("bwrap", ["--version"], { stdio: "ignore" }).status === 0
 
