@@ -3,6 +3,7 @@ import { Effect, FileSystem, Path } from "effect"
 import { NodeServices } from "@effect/platform-node"
 import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { McpServerConfig } from "@agent-tools/mcp"
 import { AgentConfig } from "@agent-tools/runtime"
 
 const problemsOf = (input: unknown) =>
@@ -280,5 +281,11 @@ describe("agent-tools.schema.json", () => {
     const schema = JSON.parse(readFileSync(file, "utf8")) as { properties: Record<string, unknown>; additionalProperties: boolean }
     assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch", "skills", "experimental", "lsp", "webfetch", "websearch", "mcp"])
     assert.isFalse(schema.additionalProperties)
+  })
+
+  it("states the MCP client's default timeouts", () => {
+    const schema = JSON.stringify(AgentConfig.jsonSchema())
+    assert.include(schema, `(default ${McpServerConfig.DEFAULT_STARTUP_MS})`)
+    assert.include(schema, `(default ${McpServerConfig.DEFAULT_REQUEST_MS})`)
   })
 })

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url"
 import { NODE, SOURCE } from "./harness.ts"
 
 export const UPSTREAM = fileURLToPath(new URL("./fixtures/upstream.ts", import.meta.url))
-export const CLI = fileURLToPath(new URL("../../cli/bin/agent-tools.js", import.meta.url))
+export const CLI = fileURLToPath(new URL("../../bin/agent-tools.js", import.meta.url))
 
 /** The upstream over stdio; it logs its starts and cancelled calls to `log`. */
 export const stdioServer = (log: string) => ({

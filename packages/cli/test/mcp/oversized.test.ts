@@ -5,8 +5,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit } from "effect"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { DEFAULT_MAX_MESSAGE_BYTES, oversizedMessage } from "../src/StdioTransport.ts"
+import { StdioTransport } from "@agent-tools/mcp"
 import { connect, makeWorkspace, NodePlatform, text } from "./harness.ts"
+
+const { DEFAULT_MAX_MESSAGE_BYTES, oversizedMessage } = StdioTransport
 
 const permission = { "*": "allow", guarded: "ask" } as const
 /** Just over the limit once serialised with the rest of the request. */

@@ -7,7 +7,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { makeWorkspace, NODE, NodePlatform, SERVER, SOURCE } from "./harness.ts"
-import { awayFromProtocol } from "../src/Stdio.ts"
+import { Stdio } from "@agent-tools/mcp"
+
+const { awayFromProtocol } = Stdio
 
 interface Message {
   readonly jsonrpc: string

@@ -19,7 +19,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { fileURLToPath } from "node:url"
 
-export const NODE = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
+export const NODE = fileURLToPath(new URL("../../../../node_modules/.bin/node", import.meta.url))
 export const SERVER = fileURLToPath(new URL("./fixtures/server.ts", import.meta.url))
 /** Node runs the workspace packages from their TypeScript sources (their "agent-tools-source" export condition). */
 export const SOURCE = "--conditions=agent-tools-source"

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net"
 import { LONG_ID } from "./fixtures/fakes.ts"
 import { connect, type Connection as Conn, makeWorkspace, NodePlatform, text } from "./harness.ts"
 import { samples, WORKSPACE_FILES } from "./samples.ts"
-import { CONTRACT_ANNOTATIONS } from "../src/Mapping.ts"
+import { Mapping } from "@agent-tools/mcp"
 import { ToolNames } from "@agent-tools/core"
 import { Processes } from "@agent-tools/testing"
 
@@ -85,7 +85,7 @@ layer(Live, { timeout: "60 seconds" })("MCP server over stdio", (it) => {
       for (const id of builtinIds) {
         const tool = byName.get(id)!
         assert.strictEqual(tool.inputSchema.type, "object", id)
-        const expected = CONTRACT_ANNOTATIONS[id]
+        const expected = Mapping.CONTRACT_ANNOTATIONS[id]
         if (expected?.readOnly === true) assert.strictEqual(tool.annotations?.readOnlyHint, true, id)
         if (expected?.destructive === true) assert.strictEqual(tool.annotations?.destructiveHint, true, id)
       }
