@@ -3,22 +3,49 @@
  * `spill.s3` in its agent-tools.json. A command's output spilled by the first is paged (read) and
  * searched (grep) by the second through its `s3://` reference.
  */
-import { execFile, execFileSync } from "node:child_process"
+import { execFile, execFileSync, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as S3Server from "./S3Server.ts"
 
-const BIN = fileURLToPath(new URL("../../cli/bin/agent-tools.js", import.meta.url))
+const BIN = fileURLToPath(new URL("../bin/agent-tools.js", import.meta.url))
+const S3RVER = fileURLToPath(new URL("./fixtures/s3rver-process.mjs", import.meta.url))
 
-let running: Awaited<ReturnType<typeof S3Server.launch>>
+/** s3rver (from npm) in a child process on a free port of 127.0.0.1, with one bucket; stopped by closing its stdin. */
+const launch = async (directory: string, bucket: string) => {
+  const child = spawn(process.execPath, [S3RVER, directory, bucket], { stdio: ["pipe", "pipe", "inherit"] })
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = ""
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString()
+      if (out.includes("\n")) resolve((JSON.parse(out.split("\n")[0]!) as { port: number }).port)
+    })
+    child.once("exit", (code) => reject(new Error(`s3rver exited with ${code}`)))
+  })
+  const server = {
+    endpoint: `http://127.0.0.1:${port}`,
+    bucket,
+    // s3rver's fixed development credentials.
+    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" }
+  }
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.stdin.end()
+    await exited
+  }
+  return { server, stop }
+}
+
+let running: Awaited<ReturnType<typeof launch>>
 let dir: string
 beforeAll(async () => {
-  running = await S3Server.launch()
   dir = mkdtempSync(join(tmpdir(), "spills3-hosts-"))
+  mkdirSync(join(dir, "s3"))
+  running = await launch(join(dir, "s3"), "spills")
 })
 afterAll(async () => {
   await running.stop()
