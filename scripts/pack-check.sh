@@ -2,7 +2,7 @@
 # Packs every package as it would be published and uses the tarballs as a stranger would: a plain
 # `npm install` of them into an empty directory outside the repository (dependencies come from the
 # registry), then the CLI (`--version`, `mcp` driven by a real MCP client) and the library (plain
-# .mjs files importing @agent-tools/node and @agent-tools/spill-s3) run there on the repository's Node 22.
+# .mjs files importing @agent-tools/runtime and @agent-tools/spill-s3) run there on the repository's Node 22.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
@@ -37,11 +37,20 @@ for tarball in "$work/tarballs"/*.tgz; do
     exit 1
   fi
 done
-listing=$(tar -tzf "$work"/tarballs/agent-tools-node-*.tgz)
+listing=$(tar -tzf "$work"/tarballs/agent-tools-runtime-*.tgz)
 if ! grep -qx 'package/agent-tools.schema.json' <<<"$listing"; then
-  echo "error: the @agent-tools/node tarball lacks agent-tools.schema.json" >&2
+  echo "error: the @agent-tools/runtime tarball lacks agent-tools.schema.json" >&2
   exit 1
 fi
+# The Node adapters stay light: the MCP SDK, the AWS SDK and TypeScript come only with the
+# optional packages that need them.
+manifest=$(tar -xOzf "$work"/tarballs/agent-tools-node-*.tgz package/package.json)
+for heavy in '"@agent-tools/mcp"' '"@agent-tools/spill-s3"' '"typescript"' '"typescript-language-server"'; do
+  if grep -q "$heavy" <<<"$manifest"; then
+    echo "error: @agent-tools/node depends on $heavy" >&2
+    exit 1
+  fi
+done
 
 echo "--- npm install of the tarballs into $work/app"
 cd "$work/app"
@@ -59,7 +68,7 @@ case "$version" in *"$expected"*) ;; *) echo "error: expected version $expected"
 echo "--- npx agent-tools mcp, driven by an MCP client"
 node mcp-client.mjs "$work/project"
 
-echo "--- a plain .mjs importing @agent-tools/node"
+echo "--- a plain .mjs importing @agent-tools/runtime"
 node library.mjs "$work/project"
 
 echo "--- a plain .mjs importing @agent-tools/spill-s3 (the AWS SDK from the registry)"
