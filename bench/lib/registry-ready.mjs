@@ -1,4 +1,4 @@
-// A plain script as a library user writes it: import @agent-tools/node, build its layer for a
+// A plain script as a library user writes it: import @agent-tools/runtime, build its layer for a
 // workspace, list the tools. Prints JSON timings (ms): `imported` and `ready` from the script's first
 // line, `sinceStart` from the process's start. Plain JavaScript, so nothing is type-stripped; run with
 // `--conditions=agent-tools-source` it imports the TypeScript sources instead of dist.
