@@ -2,7 +2,8 @@
 # Packs every package as it would be published and uses the tarballs as a stranger would: a plain
 # `npm install` of them into an empty directory outside the repository (dependencies come from the
 # registry), then the CLI (`--version`, `mcp` driven by a real MCP client) and the library (plain
-# .mjs files importing @agent-tools/runtime and @agent-tools/spill-s3) run there on the repository's Node 22.
+# .mjs files importing @agent-tools/runtime and @agent-tools/spill-s3) run there on the repository's Node 22;
+# then @agent-tools/runtime alone, without its optional packages, in a second directory.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
@@ -73,5 +74,19 @@ node library.mjs "$work/project"
 
 echo "--- a plain .mjs importing @agent-tools/spill-s3 (the AWS SDK from the registry)"
 node spill-s3.mjs
+
+echo "--- @agent-tools/runtime alone (no MCP client, S3 store or language servers) into $work/light"
+mkdir -p "$work/light"
+cd "$work/light"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --loglevel=error "$work"/tarballs/agent-tools-{core,tools,node,runtime}-*.tgz
+for optional in mcp spill-s3 lsp; do
+  if [ -e "node_modules/@agent-tools/$optional" ]; then
+    echo "error: installing @agent-tools/runtime brought @agent-tools/$optional" >&2
+    exit 1
+  fi
+done
+cp "$repo"/scripts/pack-check/light.mjs "$work/light/"
+node light.mjs "$work/project"
 
 echo "pack-check: ok"
