@@ -129,6 +129,8 @@ export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metad
   readonly unavailable?: Effect.Effect<string | undefined> | undefined
   /** Callable, but never offered to a model: the target that adapters route unusable calls to. */
   readonly hidden?: boolean | undefined
+  /** The sub-agent types the tool runs (the task tool): truncation hints name only these. */
+  readonly subagents?: ReadonlyArray<string> | undefined
 }
 
 export interface Definition<Id extends string = string, P extends z.ZodType = z.ZodType, R = never> {
@@ -162,6 +164,8 @@ export interface Built {
   readonly unavailable: Effect.Effect<string | undefined>
   /** Callable but never listed for a model. */
   readonly hidden: boolean
+  /** The sub-agent types the tool runs (see `Def.subagents`). */
+  readonly subagents?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -264,6 +268,7 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
     ownAbort: def.ownAbort === true,
     unavailable: def.unavailable ?? Effect.undefined,
     hidden: def.hidden ?? false,
+    subagents: def.subagents,
     validate,
     run,
     requests,
