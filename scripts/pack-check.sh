@@ -103,5 +103,9 @@ for optional in mcp spill-s3 lsp; do
 done
 cp "$repo"/scripts/pack-check/light.mjs "$work/light/"
 node light.mjs "$work/project"
+cp "$repo"/scripts/pack-check/light-consumer.mts "$work/light/"
+sed 's/consumer\.mts/light-consumer.mts/' "$work/app/tsconfig.json" > "$work/light/tsconfig.json"
+"$repo/node_modules/.bin/tsc" -p "$work/light/tsconfig.json"
+echo "light: its declarations type-check with skipLibCheck: false"
 
 echo "pack-check: ok"

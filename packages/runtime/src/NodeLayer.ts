@@ -39,7 +39,6 @@ import { AnalysisWorker, Bubblewrap, DataDir, NativeRealPath, NodeStat, WebFetch
 import * as Defaults from "./Defaults.ts"
 import * as OptionalPackages from "./OptionalPackages.ts"
 import * as WorkspaceTrust from "./WorkspaceTrust.ts"
-import type { ServerConfig as McpServerConfig } from "@agent-tools/mcp/client"
 
 export interface Options {
   /** The workspace root. */
@@ -118,7 +117,7 @@ export interface Settings {
   /** The Exa endpoint and key when websearch is enabled (websearch and codesearch are offered then). */
   readonly search: Web.ExaSettings | undefined
   /** The enabled MCP servers by name, local servers' `cwd` absolute. */
-  readonly mcp: Record<string, McpServerConfig.ServerConfig>
+  readonly mcp: Record<string, OptionalPackages.McpServer>
 }
 
 export class NodeSettings extends Context.Service<NodeSettings, Settings>()("@agent-tools/runtime/Settings") {}
@@ -178,7 +177,7 @@ export const settings = Effect.fn("NodeAgentTools.settings")(function*(options: 
     root: cwd
   }
   const search = yield* searchSettings(config, file)
-  const mcp: Record<string, McpServerConfig.ServerConfig> = {}
+  const mcp: Record<string, OptionalPackages.McpServer> = {}
   for (const [name, server] of Object.entries(config.mcp ?? {})) {
     if (server.enabled === false) continue
     mcp[name] = server.type === "local" && server.cwd !== undefined ? { ...server, cwd: path.resolve(cwd, server.cwd) } : server

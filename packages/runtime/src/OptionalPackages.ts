@@ -10,13 +10,57 @@
  * for a package that is not installed.
  */
 import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
+import type * as Layer from "effect/Layer"
+import type * as Path from "effect/Path"
+import type { ChildProcessSpawner } from "effect/process"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type { SpillStorage, ToolRegistry } from "@agent-tools/core"
+import type * as AgentConfig from "./AgentConfig.ts"
+
+// What the runtime uses of each package, declared here rather than as `typeof import(…)`: the
+// runtime's published declarations must compile for a user who installed none of them. The
+// default importers below are checked against these shapes when this package is compiled.
+
+/** One MCP server of the config (`mcp.<name>`). */
+export type McpServer = NonNullable<AgentConfig.AgentConfig["mcp"]>[string]
+
+/** What the runtime uses of `@agent-tools/mcp/client`. */
+export interface McpClientModule {
+  readonly McpServers: {
+    readonly register: (
+      servers: Record<string, McpServer>,
+      options: { readonly cwd: string }
+    ) => Effect.Effect<void, never, ToolRegistry.ToolRegistry | Scope.Scope>
+  }
+}
+
+/** What the runtime uses of `@agent-tools/spill-s3`. */
+export interface SpillS3Module {
+  readonly S3SpillStorage: {
+    readonly layer: (
+      options: AgentConfig.S3Spill & { readonly retentionDays?: number | undefined; readonly maxBytes?: number | undefined }
+    ) => Layer.Layer<SpillStorage.SpillStorage>
+  }
+}
+
+/** What the runtime uses of `@agent-tools/lsp`. */
+export interface LspModule {
+  readonly NodeLsp: {
+    readonly layer: (options: {
+      readonly root: string
+      readonly diagnosticsTimeout?: number | undefined
+      readonly workspaceTypeScript?: boolean | undefined
+    }) => Layer.Layer<never, never, FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner>
+  }
+}
 
 /** One importer per optional package; each is Node's `import()` of that package by default. */
 export interface Importers {
-  readonly mcpClient: () => Promise<typeof import("@agent-tools/mcp/client")>
-  readonly spillS3: () => Promise<typeof import("@agent-tools/spill-s3")>
-  readonly lsp: () => Promise<typeof import("@agent-tools/lsp")>
+  readonly mcpClient: () => Promise<McpClientModule>
+  readonly spillS3: () => Promise<SpillS3Module>
+  readonly lsp: () => Promise<LspModule>
 }
 
 /** The package each importer loads and the config key that asks for it. */
