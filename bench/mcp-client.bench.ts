@@ -5,7 +5,7 @@
  * - layer built, no `mcp` config (the anchor) vs the same with one stdio server configured and
  *   never used: lazy start-up means configuring a server costs nothing until its tools are needed;
  * - the first listing with the server: spawn, handshake and tools/list of the test upstream
- *   (`packages/mcp/test/fixtures/upstream.ts`, run on its TypeScript sources);
+ *   (`packages/cli/test/mcp/fixtures/upstream.ts`, run on its TypeScript sources);
  * - one call of the upstream's `echo` on the running server vs one call of the built-in `todoread`;
  * - a 1 MB result through the registry's truncation and spill.
  *
@@ -14,7 +14,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Tool, ToolRegistry } from "@agent-tools/core"
-import { NodeAgentTools } from "@agent-tools/node"
+import { NodeAgentTools } from "@agent-tools/runtime"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -24,7 +24,7 @@ import { fmt, machine, median } from "./lib/stats.ts"
 
 const RUNS = Number(process.argv.find((a) => a.startsWith("--runs="))?.split("=")[1] ?? 6)
 const CALLS = 100
-const UPSTREAM = fileURLToPath(new URL("../packages/mcp/test/fixtures/upstream.ts", import.meta.url))
+const UPSTREAM = fileURLToPath(new URL("../packages/cli/test/mcp/fixtures/upstream.ts", import.meta.url))
 const base = mkdtempSync(join(tmpdir(), "agent-tools-mcpclient-bench-"))
 const mcp = { up: { type: "local" as const, command: [process.execPath, "--conditions=agent-tools-source", UPSTREAM, "stdio"] } }
 

@@ -6,7 +6,7 @@
  * - `agent-tools --version`;
  * - `agent-tools call read '{"filePath":"x"}'` in a workspace holding `x` (the whole process);
  * - `agent-tools mcp`: from the spawn until the answer to `initialize` arrives;
- * - registry ready: a plain .mjs importing @agent-tools/node, building its layer and listing the
+ * - registry ready: a plain .mjs importing @agent-tools/runtime, building its layer and listing the
  *   tools, timed from its first line (the process's own start-up is the anchor's).
  *
  * `built` runs what users install (the bundled bin and the packages' dist: run `pnpm run build`

@@ -8,7 +8,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Fiber, FileSystem, Path } from "effect"
 import { Permission, Tool, ToolRegistry } from "@agent-tools/core"
-import { NodeAgentTools } from "@agent-tools/node"
+import { NodeAgentTools } from "@agent-tools/runtime"
 
 const rule = (title: string) => console.log(`\n${"─".repeat(80)}\n${title}\n${"─".repeat(80)}`)
 

@@ -2,8 +2,9 @@
 # Packs every package as it would be published and uses the tarballs as a stranger would: a plain
 # `npm install` of them into an empty directory outside the repository (dependencies come from the
 # registry), then the CLI (`--version`, `mcp` driven by a real MCP client) and the library (plain
-# .mjs files importing @agent-tools/node and @agent-tools/spill-s3) run there on the repository's Node 22,
-# and a TypeScript file importing every package type-checks there with `skipLibCheck: false`.
+# .mjs files importing @agent-tools/runtime and @agent-tools/spill-s3) run there on the repository's Node 22,
+# and a TypeScript file importing every package type-checks there with `skipLibCheck: false`; then
+# @agent-tools/runtime alone, without its optional packages, in a second directory.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
@@ -38,11 +39,20 @@ for tarball in "$work/tarballs"/*.tgz; do
     exit 1
   fi
 done
-listing=$(tar -tzf "$work"/tarballs/agent-tools-node-*.tgz)
+listing=$(tar -tzf "$work"/tarballs/agent-tools-runtime-*.tgz)
 if ! grep -qx 'package/agent-tools.schema.json' <<<"$listing"; then
-  echo "error: the @agent-tools/node tarball lacks agent-tools.schema.json" >&2
+  echo "error: the @agent-tools/runtime tarball lacks agent-tools.schema.json" >&2
   exit 1
 fi
+# The Node adapters stay light: the MCP SDK, the AWS SDK and TypeScript come only with the
+# optional packages that need them.
+manifest=$(tar -xOzf "$work"/tarballs/agent-tools-node-*.tgz package/package.json)
+for heavy in '"@agent-tools/mcp"' '"@agent-tools/spill-s3"' '"typescript"' '"typescript-language-server"'; do
+  if grep -q "$heavy" <<<"$manifest"; then
+    echo "error: @agent-tools/node depends on $heavy" >&2
+    exit 1
+  fi
+done
 
 echo "--- npm install of the tarballs into $work/app"
 cd "$work/app"
@@ -60,7 +70,7 @@ case "$version" in *"$expected"*) ;; *) echo "error: expected version $expected"
 echo "--- npx agent-tools mcp, driven by an MCP client"
 node mcp-client.mjs "$work/project"
 
-echo "--- a plain .mjs importing @agent-tools/node"
+echo "--- a plain .mjs importing @agent-tools/runtime"
 node library.mjs "$work/project"
 
 echo "--- a plain .mjs importing @agent-tools/spill-s3 (the AWS SDK from the registry)"
@@ -79,5 +89,23 @@ cat > "$work/app/tsconfig.json" <<JSON
 }
 JSON
 "$repo/node_modules/.bin/tsc" -p "$work/app/tsconfig.json"
+
+echo "--- @agent-tools/runtime alone (no MCP client, S3 store or language servers) into $work/light"
+mkdir -p "$work/light"
+cd "$work/light"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --loglevel=error "$work"/tarballs/agent-tools-{core,tools,node,runtime}-*.tgz
+for optional in mcp spill-s3 lsp; do
+  if [ -e "node_modules/@agent-tools/$optional" ]; then
+    echo "error: installing @agent-tools/runtime brought @agent-tools/$optional" >&2
+    exit 1
+  fi
+done
+cp "$repo"/scripts/pack-check/light.mjs "$work/light/"
+node light.mjs "$work/project"
+cp "$repo"/scripts/pack-check/light-consumer.mts "$work/light/"
+sed 's/consumer\.mts/light-consumer.mts/' "$work/app/tsconfig.json" > "$work/light/tsconfig.json"
+"$repo/node_modules/.bin/tsc" -p "$work/light/tsconfig.json"
+echo "light: its declarations type-check with skipLibCheck: false"
 
 echo "pack-check: ok"

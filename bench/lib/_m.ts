@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { NodeAgentTools } from "@agent-tools/node"
+import { NodeAgentTools } from "@agent-tools/runtime"
 import { ToolRegistry } from "@agent-tools/core"
 const variant = process.argv[2]
 const opts: any = { cwd: "/tmp/startup-ws" }

@@ -1,9 +1,9 @@
-// A plain script as a library user writes it: import @agent-tools/node, build its layer for a
+// A plain script as a library user writes it: import @agent-tools/runtime, build its layer for a
 // workspace, list the tools. Prints JSON timings (ms): `imported` and `ready` from the script's first
 // line, `sinceStart` from the process's start. Plain JavaScript, so nothing is type-stripped; run with
 // `--conditions=agent-tools-source` it imports the TypeScript sources instead of dist.
 const start = performance.now()
-const { NodeAgentTools } = await import("@agent-tools/node")
+const { NodeAgentTools } = await import("@agent-tools/runtime")
 const { ToolRegistry } = await import("@agent-tools/core")
 const { Effect } = await import("effect")
 const imported = performance.now()

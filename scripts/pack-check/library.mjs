@@ -3,7 +3,7 @@
 import { NodeServices, NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Tool, ToolRegistry } from "@agent-tools/core"
-import { NodeAgentTools } from "@agent-tools/node"
+import { NodeAgentTools } from "@agent-tools/runtime"
 
 const project = process.argv[2]
 const program = Effect.gen(function*() {

@@ -9,9 +9,10 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { ChildProcessSpawner } from "effect/process"
 import type { Tool } from "@agent-tools/core"
-import type { AgentConfig } from "@agent-tools/node"
+import type { AgentConfig } from "@agent-tools/runtime"
 import { Flag } from "effect/cli"
-import { NativeRealPath, NodeAgentTools } from "@agent-tools/node"
+import { NodeAgentTools } from "@agent-tools/runtime"
+import { NativeRealPath } from "@agent-tools/node"
 
 export const cwd = Flag.String("cwd").pipe(
   Flag.withMetavar("DIR"),

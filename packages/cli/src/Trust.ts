@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
-import { WorkspaceTrust } from "@agent-tools/node"
+import { WorkspaceTrust } from "@agent-tools/runtime"
 import * as Exit from "./Exit.ts"
 import * as Flags from "./Flags.ts"
 import * as Output from "./Output.ts"

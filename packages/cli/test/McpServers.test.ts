@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { fileURLToPath } from "node:url"
 import { NODE, SOURCE, spawnCli, spawnMcp, workspace } from "./harness.ts"
 
-const UPSTREAM = fileURLToPath(new URL("../../mcp/test/fixtures/upstream.ts", import.meta.url))
+const UPSTREAM = fileURLToPath(new URL("./mcp/fixtures/upstream.ts", import.meta.url))
 
 // Each CLI run starts on the TypeScript sources and starts the upstream too: slow on a busy machine.
 const live = <A, E>(name: string, body: () => Effect.Effect<A, E, any>) =>

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Stdio } from "effect"
 import { Permission, ToolRegistry } from "@agent-tools/core"
-import { AgentConfig } from "@agent-tools/node"
+import { AgentConfig } from "@agent-tools/runtime"
 import { Exit, Input, Output, Prompt, Questions } from "@agent-tools/cli"
 
 describe("Output.fresh (live progress)", () => {

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import type { Tool } from "@agent-tools/core"
 import { main } from "@agent-tools/cli"
-import { WorkspaceTrust } from "@agent-tools/node"
+import { WorkspaceTrust } from "@agent-tools/runtime"
 
 const zodUrl = import.meta.resolve("zod")
 

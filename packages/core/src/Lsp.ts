@@ -6,7 +6,7 @@
  *
  * The default (`layerNoop`, also the reference's default value) runs no server: nothing is
  * touched, no diagnostics exist, and `enabled` is false so callers skip the work entirely. The
- * Node layer (`@agent-tools/node`) starts real servers.
+ * language-server client (`@agent-tools/lsp`) starts real servers.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -7,7 +7,7 @@
  * // Permission must wait for replies (unattended "wait"): the server answers asks itself.
  * // The client's user answers the question tool and its model runs the task tool's sub-agents.
  * const client = ClientServices.make()
- * McpServer.serveStdioWith(NodeLayer.layer({ cwd, config, services: client.layer }), { yes, version, client })
+ * McpServer.serveStdioWith(NodeAgentTools.layer({ cwd, config, services: client.layer }), { yes, version, client })
  *   .pipe(NodeRuntime.runMain)
  * ```
  */

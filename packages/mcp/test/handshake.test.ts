@@ -10,7 +10,15 @@ import { MemoryFileSystem } from "@agent-tools/testing"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@agent-tools/mcp"
-import { Echo } from "./fixtures/fakes.ts"
+import { Tool } from "@agent-tools/core"
+import { z } from "zod"
+
+const Echo = Tool.define("echo", {
+  description: "Echo the text back",
+  parameters: z.object({ text: z.string() }),
+  annotations: { readOnly: true },
+  execute: (args) => Effect.succeed({ title: "echo", output: args.text, metadata: { length: args.text.length } })
+})
 
 const Runtime = ToolRegistry.layer([Echo]).pipe(
   Layer.provideMerge(Layer.mergeAll(Truncate.layer(), Permission.layer(), ModuleLoader.layerMemory({}), Workspace.layer({ root: "/ws" }))),

@@ -1,12 +1,10 @@
 /**
  * The ids an MCP server's tools get: `<server>_<tool>`, provider-safe, at most 64 characters, the
- * same on every run, and claimed by the server's prefix even when shortened; and the config
- * schema's word on the client's defaults.
+ * same on every run, and claimed by the server's prefix even when shortened.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ToolNames } from "@agent-tools/core"
-import { McpClient, McpServerConfig, McpServers } from "@agent-tools/mcp"
-import { AgentConfig } from "@agent-tools/node"
+import { McpClient, McpServers } from "@agent-tools/mcp"
 
 describe("MCP tool ids", () => {
   it("keep valid names, sanitise others and cut long ones with a stable hash", () => {
@@ -35,11 +33,5 @@ describe("MCP tool ids", () => {
     const toolId = McpClient.idsOf(longPrefix, ["tool"]).get("tool")!
     assert.isTrue(toolId.toLowerCase().startsWith(stem))
     assert.strictEqual(McpServers.stemOf("github"), "github_")
-  })
-
-  it("the config schema states the client's default timeouts", () => {
-    const schema = JSON.stringify(AgentConfig.jsonSchema())
-    assert.include(schema, `(default ${McpServerConfig.DEFAULT_STARTUP_MS})`)
-    assert.include(schema, `(default ${McpServerConfig.DEFAULT_REQUEST_MS})`)
   })
 })

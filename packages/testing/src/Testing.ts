@@ -1,5 +1,5 @@
 /**
- * The test twin of `@agent-tools/node`'s layer: one layer with everything a tool call needs — a
+ * The test twin of `@agent-tools/runtime`'s layer: one layer with everything a tool call needs — a
  * registry of the given tools, permission rules, a spill store, Truncate, FileTime, Events,
  * Workspace and a portable Ripgrep — over an in-memory workspace holding `files` (or over the
  * platform a test brings). A test states its files, rules and tools instead of assembling services.

@@ -1,0 +1,2 @@
+export * as LspServers from "./Servers.ts"
+export * as NodeLsp from "./NodeLsp.ts"

@@ -1,0 +1,3 @@
+import { project } from "../../vitest.project.ts"
+
+export default project("lsp")

@@ -1,0 +1,8 @@
+export * as AgentConfig from "./AgentConfig.ts"
+export * as ConfigNarrowing from "./ConfigNarrowing.ts"
+export * as Defaults from "./Defaults.ts"
+export * as Explain from "./Explain.ts"
+export * as NodeAgentTools from "./NodeLayer.ts"
+export * as OptionalPackages from "./OptionalPackages.ts"
+export * as WorkspaceTrust from "./WorkspaceTrust.ts"
+export { layer, layerWithoutPlatform, NodeSettings } from "./NodeLayer.ts"
