@@ -399,8 +399,12 @@ export const make = Effect.fnUntraced(function*<R>(
   return self
 })
 
-/** The registry as a layer. */
-export const layer = <R>(
-  definitions: ReadonlyArray<Tool.Definition<string, any, R>>,
+/** The services a list of tool definitions needs: the union of each one's. */
+export type ServicesOf<D> = D extends Tool.Definition<string, any, infer R> ? R : never
+
+/** The registry as a layer; it requires every service any of `definitions` needs. */
+export const layer = <const D extends ReadonlyArray<Tool.Definition<string, any, any>>>(
+  definitions: D,
   options: Options = {}
-): Layer.Layer<ToolRegistry, never, Exclude<R, Dispatcher> | Requirements> => Layer.effect(ToolRegistry, make(definitions, options))
+): Layer.Layer<ToolRegistry, never, Exclude<ServicesOf<D[number]>, Dispatcher> | Requirements> =>
+  Layer.effect(ToolRegistry, make<ServicesOf<D[number]>>(definitions, options))

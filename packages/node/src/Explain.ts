@@ -63,7 +63,7 @@ const findTool = Effect.fnUntraced(function*(id: string, agent: string) {
 
 export type ExplainError = ToolRegistry.UnknownToolError | ToolRegistry.ToolUnavailableError | Tool.CallError
 
-type Requirements = ToolRegistry.ToolRegistry | Permission.Permission
+type Requirements = ToolRegistry.ToolRegistry | Permission.Permission | Sandbox.Sandbox
 
 const decisionOf = (d: Permission.Decision): Decision => ({
   permission: d.permission,

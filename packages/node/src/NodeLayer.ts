@@ -24,6 +24,7 @@ import {
   ProtectedPaths,
   QuestionResponder,
   Ripgrep,
+  Sandbox,
   SpillStorage,
   SubagentRunner,
   TodoStore,
@@ -132,6 +133,7 @@ export type Services =
   | Workspace.Workspace
   | ModuleLoader.ModuleLoader
   | Ripgrep.Ripgrep
+  | Sandbox.Sandbox
   | Bash.BashParser
   | TodoStore.TodoStore
   | QuestionResponder.QuestionResponder
