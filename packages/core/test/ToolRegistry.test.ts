@@ -269,7 +269,7 @@ describe("ToolRegistry availability, hidden tools and the Dispatcher", () => {
             const one = yield* dispatcher.execute("echo", { text: args.text }, ctx)
             const listed = (yield* dispatcher.tools()).map((t) => t.id)
             return { title: "twice", output: `${one.output}${one.output}`, metadata: { listed, inner: one.metadata } }
-          }).pipe(Effect.mapError((e) => new Tool.ToolError({ tool: "twice", message: e.message })))
+          }).pipe(Effect.mapError((e) => new Tool.ToolError({ tool: "twice", reason: "other", message: e.message })))
       } satisfies Tool.Def<typeof parameters>
     })
   )

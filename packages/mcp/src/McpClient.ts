@@ -8,6 +8,7 @@
  * default to asking.
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Tool, ToolNames } from "@agent-tools/core"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import * as z from "zod"
@@ -43,6 +44,16 @@ export const toResult = (tool: string, result: CallToolResult): Tool.Result => {
   }
 }
 
+/**
+ * The reason of a remote tool's error: the one its `structuredContent.error.reason` names when it
+ * is one of ours (an agent-tools server sends it), else `other`.
+ */
+const remoteReason = (result: { readonly structuredContent?: Record<string, unknown> | undefined }): Tool.ToolErrorReason => {
+  const error = result.structuredContent?.error
+  const reason = typeof error === "object" && error !== null && "reason" in error ? error.reason : undefined
+  return Schema.is(Tool.ToolErrorReason)(reason) ? reason : "other"
+}
+
 /** The registry tool for one remote tool of a connected server. */
 export const definitionFor = (connection: Connection, remote: McpTool, id: string) => {
   // One permission per remote tool, named after the tool: its rules allow, ask or deny it whole.
@@ -61,10 +72,10 @@ export const definitionFor = (connection: Connection, remote: McpTool, id: strin
     execute: (args, ctx) =>
       Effect.gen(function*() {
         const result = yield* connection.call(remote.name, args, ctx.abort).pipe(
-          Effect.mapError((e) => new Tool.ToolError({ tool: id, message: e.message }))
+          Effect.mapError((e) => new Tool.ToolError({ tool: id, reason: "unavailable", message: e.message, cause: e }))
         )
         const mapped = toResult(remote.name, result)
-        if (result.isError === true) return yield* new Tool.ToolError({ tool: id, message: mapped.output })
+        if (result.isError === true) return yield* new Tool.ToolError({ tool: id, reason: remoteReason(result), message: mapped.output })
         return mapped
       })
   })
