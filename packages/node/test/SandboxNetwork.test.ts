@@ -17,7 +17,7 @@ import { ConfigProvider, Effect, Layer, Option, Scope } from "effect"
 import { Events, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
 import { Bubblewrap, Explain, NodeAgentTools } from "@agent-tools/node"
 import type { AgentConfig } from "@agent-tools/node"
-import { ScriptedPermission } from "@agent-tools/testing"
+import { Programs, ScriptedPermission } from "@agent-tools/testing"
 import { Bash } from "@agent-tools/tools"
 
 const platform = Layer.mergeAll(
@@ -139,7 +139,7 @@ const sandboxed = (command: string, options: RunIn) =>
     Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: process.env as Record<string, string> })))
   )
 
-const hasBwrap = spawnSync("bwrap", ["--version"]).status === 0
+const hasBwrap = Programs.hasProgram("bwrap")
 
 const live = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) =>
   hasBwrap ? it.live(name, body, 30_000) : it.skip(`${name} (skipped: bwrap is not installed)`, () => {})
