@@ -2,7 +2,8 @@
 # Packs every package as it would be published and uses the tarballs as a stranger would: a plain
 # `npm install` of them into an empty directory outside the repository (dependencies come from the
 # registry), then the CLI (`--version`, `mcp` driven by a real MCP client) and the library (plain
-# .mjs files importing @agent-tools/node and @agent-tools/spill-s3) run there on the repository's Node 22.
+# .mjs files importing @agent-tools/node and @agent-tools/spill-s3) run there on the repository's Node 22,
+# and a TypeScript file importing every package type-checks there with `skipLibCheck: false`.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
@@ -64,5 +65,19 @@ node library.mjs "$work/project"
 
 echo "--- a plain .mjs importing @agent-tools/spill-s3 (the AWS SDK from the registry)"
 node spill-s3.mjs
+
+echo "--- a TypeScript consumer of the packages, type-checked with skipLibCheck: false"
+cp "$repo"/scripts/pack-check/consumer.mts "$work/app/"
+cat > "$work/app/tsconfig.json" <<JSON
+{
+  "compilerOptions": {
+    "strict": true, "skipLibCheck": false, "noEmit": true,
+    "module": "nodenext", "moduleResolution": "nodenext", "target": "es2022",
+    "types": ["node"], "typeRoots": ["$repo/node_modules/@types"]
+  },
+  "files": ["consumer.mts"]
+}
+JSON
+"$repo/node_modules/.bin/tsc" -p "$work/app/tsconfig.json"
 
 echo "pack-check: ok"

@@ -279,6 +279,9 @@ describe("toAiSdkTools with generateText", () => {
       yield* Processes.waitUntil(() => Processes.withMarker(marker).length > 0)
       controller.abort()
       yield* Fiber.join(generating)
+      // The kill is sent before the call returns; the kernel ends the sandbox's processes right after
+      // (bounded by the test's timeout: a process that was never killed would outlive it).
+      yield* Processes.waitUntil(() => Processes.withMarker(marker).length === 0)
       assert.deepStrictEqual(Processes.withMarker(marker), [])
       assert.strictEqual(settled?.metadata.reason, "aborted")
       assert.match(settled?.output ?? "", /Command aborted by the user/)

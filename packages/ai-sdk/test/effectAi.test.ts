@@ -133,6 +133,9 @@ describe("EffectAi toolkit", () => {
         )
         yield* Processes.waitUntil(() => Processes.withMarker(marker).length > 0)
         yield* Fiber.interrupt(turn)
+        // The kill is sent before the call returns; the kernel ends the sandbox's processes right after
+        // (bounded by the test's timeout: a process that was never killed would outlive it).
+        yield* Processes.waitUntil(() => Processes.withMarker(marker).length === 0)
         assert.deepStrictEqual(Processes.withMarker(marker), [])
       })
       yield* program.pipe(Effect.provide(runtime))

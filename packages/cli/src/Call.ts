@@ -1,6 +1,6 @@
 /**
  * `agent-tools call <tool> [<json>|-]`: one tool call in a workspace. The result's output goes to
- * stdout (or `{title, output, metadata}` with `--json`), failures to stderr with the contract's
+ * stdout with a line per attachment (or `{title, output, metadata, attachments?}` with `--json`), failures to stderr with the contract's
  * exit code. Permission asks prompt on a TTY, are rejected without one, and approved with `--yes`.
  * A running tool's output (bash) streams to stderr only when stdout is not a terminal.
  */
@@ -29,7 +29,8 @@ const NO_TTY_HINT = "No terminal to ask on: permission asks are rejected. Pass -
 export const resultJson = (result: Tool.Result, maxBytes: number) => ({
   title: result.title,
   output: result.output,
-  metadata: MetadataBound.bound(result.metadata, maxBytes)
+  metadata: MetadataBound.bound(result.metadata, maxBytes),
+  ...(result.attachments === undefined || result.attachments.length === 0 ? {} : { attachments: result.attachments })
 })
 
 type Mode = "prompt" | "yes" | "reject"
@@ -73,7 +74,7 @@ export const command = Command.make(
     ),
     cwd: Flags.cwd,
     config: Flags.config,
-    json: Flags.json("Print the result as JSON: {title, output, metadata}"),
+    json: Flags.json("Print the result as JSON: {title, output, metadata, attachments?} (attachments as data URLs)"),
     yes: Flags.yes("Approve the permission asks the rules leave at ask (deny rules still deny)")
   },
   Effect.fn("Cli.call")(function*(flags) {
@@ -91,7 +92,7 @@ export const command = Command.make(
       Effect.mapError(Exit.classify)
     )
     if (flags.json) yield* Output.line(JSON.stringify(resultJson(result, maxBytes), null, 2))
-    else yield* Output.line(result.output)
+    else yield* Output.line([result.output, ...(result.attachments ?? []).map(Output.attachmentLine)].join("\n"))
   })
 ).pipe(
   Command.withDescription(

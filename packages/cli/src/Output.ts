@@ -21,6 +21,20 @@ export const line = (text: string) => stdout(text.endsWith("\n") ? text : `${tex
 /** Writes one line to stderr. */
 export const errorLine = (text: string) => stderr(text.endsWith("\n") ? text : `${text}\n`)
 
+/** The bytes a `data:…;base64,` URL holds, without decoding it. */
+const dataBytes = (url: string) => {
+  const comma = url.indexOf(",")
+  if (!url.slice(0, comma).endsWith(";base64")) return decodeURIComponent(url.slice(comma + 1)).length
+  const data = url.slice(comma + 1)
+  return Math.floor(data.length * 3 / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0)
+}
+
+/** One line for an attachment a result carries (an image, a PDF): its type, size and name. */
+export const attachmentLine = (attachment: Tool.Attachment) =>
+  `[attachment: ${attachment.mime}, ${dataBytes(attachment.url)} bytes${
+    attachment.filename === undefined ? "" : `, ${attachment.filename}`
+  }; --json includes its data]`
+
 /** How much of the printed text is compared when a progress window moves on. */
 const OVERLAP = 256
 

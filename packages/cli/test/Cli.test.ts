@@ -95,6 +95,23 @@ describe("agent-tools (in-process)", () => {
         assert.deepStrictEqual(JSON.parse(json.stdout), { title: "echo", output: "hi", metadata: { length: 2, truncated: false } })
       }))
 
+    live("attachments: a line each with type and size; --json carries them whole", () =>
+      Effect.gen(function*() {
+        const ws = yield* workspace()
+        const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(12)])
+        yield* Effect.promise(() => import("node:fs/promises").then((fs) => fs.writeFile(`${ws.dir}/pixel.png`, png)))
+        const plain = yield* run(["call", "read", `{"filePath":"pixel.png"}`, "--cwd", ws.dir])
+        assert.strictEqual(plain.code, 0, plain.stderr)
+        assert.strictEqual(
+          plain.stdout,
+          `Image read successfully\n[attachment: image/png, 20 bytes, ${ws.dir}/pixel.png; --json includes its data]\n`
+        )
+        const json = JSON.parse((yield* run(["call", "read", `{"filePath":"pixel.png"}`, "--json", "--cwd", ws.dir])).stdout)
+        assert.deepStrictEqual(json.attachments, [
+          { type: "file", mime: "image/png", url: `data:image/png;base64,${png.toString("base64")}`, filename: `${ws.dir}/pixel.png` }
+        ])
+      }))
+
     live("reads the arguments from stdin with -", () =>
       Effect.gen(function*() {
         const ws = yield* workspace()

@@ -63,8 +63,8 @@ describe("agent-tools and the web tools", () => {
       assert.strictEqual(ok.code, 0, ok.stderr)
       assert.deepStrictEqual(JSON.parse(ok.stdout), {
         title: `${url} (text/html)`,
-        output: "# Local\n\nserved to the CLI",
-        metadata: { url, contentType: "text/html", bytes: 38, truncated: false }
+        output: `<untrusted-web-content source="${url}">\n# Local\n\nserved to the CLI\n</untrusted-web-content>`,
+        metadata: { url, contentType: "text/html", bytes: 38, untrusted: true, truncated: false }
       })
     }))
 

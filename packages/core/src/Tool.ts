@@ -172,6 +172,8 @@ export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metad
   readonly unavailable?: Effect.Effect<string | undefined> | undefined
   /** Callable, but never offered to a model: the target that adapters route unusable calls to. */
   readonly hidden?: boolean | undefined
+  /** The sub-agent types the tool runs (the task tool): truncation hints name only these. */
+  readonly subagents?: ReadonlyArray<string> | undefined
 }
 
 export interface Definition<Id extends string = string, P extends z.ZodType = z.ZodType, R = never> {
@@ -205,6 +207,8 @@ export interface Built {
   readonly unavailable: Effect.Effect<string | undefined>
   /** Callable but never listed for a model. */
   readonly hidden: boolean
+  /** The sub-agent types the tool runs (see `Def.subagents`). */
+  readonly subagents?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -307,6 +311,7 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
     ownAbort: def.ownAbort === true,
     unavailable: def.unavailable ?? Effect.undefined,
     hidden: def.hidden ?? false,
+    subagents: def.subagents,
     validate,
     run,
     requests,

@@ -5,13 +5,16 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Events from "./Events.ts"
 import type * as Hooks from "./Hooks.ts"
 import { runAfter, runBefore } from "./Hooks.ts"
@@ -90,6 +93,12 @@ export interface ToolsQuery {
   /** Model id: GPT-style models get apply_patch instead of edit/write when both are registered. */
   readonly model?: string | undefined
   readonly agent?: string | undefined
+  /**
+   * How long the listing waits for tool sources still loading (MCP servers starting); those not
+   * loaded by then load in the background and are announced on `changes` when they land. Default:
+   * until every source has loaded or failed.
+   */
+  readonly wait?: Duration.Input | undefined
 }
 
 export class ToolRegistry extends Context.Service<ToolRegistry, {
@@ -105,6 +114,11 @@ export class ToolRegistry extends Context.Service<ToolRegistry, {
    * claims); removed with its tools when the scope closes.
    */
   readonly addSource: (source: ToolSource) => Effect.Effect<void, never, Scope.Scope>
+  /**
+   * Emits when the tools of a source changed after a listing: it said so itself (an MCP server's
+   * list_changed) and was reloaded, or it landed after a listing stopped waiting for it.
+   */
+  readonly changes: Stream.Stream<void>
   /** The tools offered to one agent on one model (every source loaded first). */
   readonly tools: (query?: ToolsQuery) => Effect.Effect<ReadonlyArray<Tool.Built>>
   /**
@@ -256,12 +270,25 @@ export const make = Effect.fnUntraced(function*<R>(
     const task = tools.get("task")
     return !cached.task || task === undefined
       ? Effect.succeed(cached)
-      : Effect.flatMap(task, (t) => Effect.map(t.unavailable, (why) => why === undefined ? cached : { ...cached, task: false }))
+      : Effect.flatMap(task, (t) =>
+        Effect.map(t.unavailable, (why) =>
+          why !== undefined || t.subagents?.length === 0
+            ? { ...cached, task: false }
+            : t.subagents === undefined
+            ? cached
+            : { ...cached, agents: t.subagents }))
   }
+
+  /**
+   * The context a tool runs with: the hint for its own truncation (bash cuts its output itself)
+   * is the one the registry would use, so it names only the tools and agents the caller has.
+   */
+  const hinted = (ctx: Tool.Context, hint: Truncate.HintContext): Tool.Context =>
+    ctx.truncation?.hint !== undefined ? ctx : { ...ctx, truncation: { ...ctx.truncation, hint } }
 
   const skip = new Set(options.truncation?.skip ?? [])
   const shouldTruncate = options.truncation?.shouldTruncate
-  const bound = (tool: Tool.Built, result: Tool.Result, ctx: Tool.Context): Effect.Effect<Tool.Result> => {
+  const bound = (tool: Tool.Built, result: Tool.Result, ctx: Tool.Context, hint: Truncate.HintContext): Effect.Effect<Tool.Result> => {
     if (skip.has(tool.id) || (shouldTruncate !== undefined && !shouldTruncate({ tool: tool.id, result }))) {
       return result.metadata.truncated === undefined
         ? events.publish({ _tag: "TruncationSkipped", tool: tool.id, reason: "registry policy" }).pipe(
@@ -269,14 +296,12 @@ export const make = Effect.fnUntraced(function*<R>(
         )
         : Effect.succeed(result)
     }
-    return hintFor(ctx.agent).pipe(
-      Effect.flatMap((hint) => Tool.finalize(tool, result, ctx, hint)),
-      Effect.provideService(Truncate.Truncate, truncate)
-    )
+    return Tool.finalize(tool, result, ctx, hint).pipe(Effect.provideService(Truncate.Truncate, truncate))
   }
 
   // Tools of outside sources (MCP servers), registered and unregistered as the sources load.
-  const sources = ToolSources.make(tools, () => hints.clear())
+  const changed = yield* PubSub.unbounded<void>()
+  const sources = ToolSources.make(tools, () => hints.clear(), () => PubSub.publishUnsafe(changed, undefined))
   // Models often capitalise tool names: accept a case-insensitive match.
   const findId = (id: string) => tools.has(id) ? id : [...tools.keys()].find((k) => k.toLowerCase() === id.toLowerCase())
   // An id no tool has yet may belong to a source that has not loaded.
@@ -371,10 +396,11 @@ export const make = Effect.fnUntraced(function*<R>(
     })
     const call = Effect.gen(function*() {
       const { valid, granted } = yield* abortable(prepare, tool.id, ctx.abort)
-      const running = tool.run(valid, granted)
+      const hint = yield* hintFor(ctx.agent)
+      const running = tool.run(valid, hinted(granted, hint))
       const raw = yield* tool.ownAbort ? running : abortable(running, tool.id, ctx.abort)
       const result = hooks.length > 0 ? yield* runAfter(hooks, tool.id, ctx, valid, raw) : raw
-      return yield* bound(tool, result, ctx)
+      return yield* bound(tool, result, ctx, hint)
     })
     return yield* call.pipe(
       Effect.onExit((exit) =>
@@ -398,9 +424,17 @@ export const make = Effect.fnUntraced(function*<R>(
         tools.has(id) || !sources.claimed(id) ? Effect.void : sources.load(id),
         () => Effect.map(builtOf(id), Option.fromUndefinedOr)
       ),
-    addSource: sources.add,
+    addSource: (source) =>
+      Effect.gen(function*() {
+        yield* sources.add(source)
+        if (source.changes === undefined) return
+        yield* Effect.forkScoped(
+          Stream.runForEach(source.changes, () => Effect.andThen(sources.reload(source), PubSub.publish(changed, undefined)))
+        )
+      }),
+    changes: Stream.fromPubSub(changed),
     tools: Effect.fn("ToolRegistry.tools")(function*(query?: ToolsQuery) {
-      yield* sources.loadAll
+      yield* query?.wait === undefined ? sources.loadAll : sources.loadAllWithin(query.wait)
       return yield* available(query)
     }),
     execute,

@@ -6,6 +6,7 @@
  * reported as a warning and its tools are left out, never failing the listing or other calls.
  */
 import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import * as Schema from "effect/Schema"
 import type * as Tool from "./Tool.ts"
 
@@ -21,4 +22,9 @@ export interface ToolSource {
   readonly claims: (id: string) => boolean
   /** The source's tools, connecting first when needed. */
   readonly tools: Effect.Effect<ReadonlyArray<Tool.Built>, ToolSourceError>
+  /**
+   * Emits when the source's tools changed on its own (an MCP server's `tools/list_changed`): the
+   * registry loads it again and announces the change on `ToolRegistry.changes`.
+   */
+  readonly changes?: Stream.Stream<void> | undefined
 }

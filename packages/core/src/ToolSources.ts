@@ -2,8 +2,15 @@
  * The registry's bookkeeping of its tool sources: which registered ids came from which source, and
  * loading sources (in parallel) into the registry's tool map, in the order the sources were added
  * so that listings stay stable however the loads interleave.
+ *
+ * A listing may bound its wait (`loadAll(wait)`): sources still loading then go on in the
+ * background, each source loading once however many listings wait on it, and one that lands after
+ * its listing stopped waiting is announced (`announce`), so a server that never answers delays no
+ * listing past the bound.
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import type * as Tool from "./Tool.ts"
 import type { ToolSource, ToolSourceError } from "./ToolSource.ts"
 
@@ -13,9 +20,13 @@ interface Entry {
   ids: ReadonlySet<string>
   /** The last warning logged for it: the same failure is reported once, not on every listing. */
   reported: string | undefined
+  /** Its load in flight for listings, if any. */
+  loading: Fiber.Fiber<ReadonlyArray<ToolSourceError>> | undefined
+  /** A listing stopped waiting for that load: announce it when it lands. */
+  late: boolean
 }
 
-export const make = (tools: Map<string, Effect.Effect<Tool.Built>>, changed: () => void) => {
+export const make = (tools: Map<string, Effect.Effect<Tool.Built>>, changed: () => void, announce: () => void = () => {}) => {
   const entries: Array<Entry> = []
 
   const owned = (id: string) => entries.some((e) => e.ids.has(id))
@@ -60,11 +71,37 @@ export const make = (tools: Map<string, Effect.Effect<Tool.Built>>, changed: () 
       Effect.map((failures) => failures.flat())
     )
 
+  /** The listing load of one source: the one in flight, or a new one (detached: it outlives a listing that stops waiting). */
+  const listingLoad = (entry: Entry) =>
+    entry.loading !== undefined ? Effect.succeed(entry.loading) : Effect.tap(
+      Effect.forkDetach(loadEntries([entry]).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          entry.loading = undefined
+          if (entry.late) {
+            entry.late = false
+            announce()
+          }
+        }))
+      )),
+      (fiber) => Effect.sync(() => void (entry.loading = fiber))
+    )
+
+  const loadAllWithin = (wait: Duration.Input) =>
+    Effect.gen(function*() {
+      const selected = [...entries]
+      const fibers = yield* Effect.forEach(selected, listingLoad)
+      const done = yield* Effect.timeoutOption(Fiber.joinAll(fibers), wait)
+      if (done._tag === "Some") return
+      selected.forEach((entry, i) => {
+        if (entry.loading === fibers[i]) entry.late = true
+      })
+    })
+
   return {
     add: (source: ToolSource) =>
       Effect.acquireRelease(
         Effect.sync(() => {
-          const entry: Entry = { source, ids: new Set(), reported: undefined }
+          const entry: Entry = { source, ids: new Set(), reported: undefined, loading: undefined, late: false }
           entries.push(entry)
           return entry
         }),
@@ -79,7 +116,14 @@ export const make = (tools: Map<string, Effect.Effect<Tool.Built>>, changed: () 
     claimed: (id: string) => entries.some((e) => e.source.claims(id)),
     /** Loads the sources that claim `id`; returns the failures. */
     load: (id: string) => Effect.suspend(() => loadEntries(entries.filter((e) => e.source.claims(id)))),
+    /** Loads one source again. */
+    reload: (source: ToolSource) => Effect.suspend(() => Effect.asVoid(loadEntries(entries.filter((e) => e.source === source)))),
     /** Loads every source. */
-    loadAll: Effect.suspend(() => entries.length === 0 ? Effect.void : Effect.asVoid(loadEntries([...entries])))
+    loadAll: Effect.suspend(() => entries.length === 0 ? Effect.void : Effect.asVoid(loadEntries([...entries]))),
+    /**
+     * Loads every source, waiting at most `wait`: the sources still loading then carry on in the
+     * background and are announced when they land.
+     */
+    loadAllWithin: (wait: Duration.Input) => Effect.suspend(() => entries.length === 0 ? Effect.void : loadAllWithin(wait))
   }
 }

@@ -31,6 +31,8 @@ export interface HintContext {
   readonly task: boolean
   readonly read: boolean
   readonly grep: boolean
+  /** The agent types the task tool offers; the hint names one of these, never another. */
+  readonly agents?: ReadonlyArray<string> | undefined
 }
 
 /** The built-in strategies, by the name the configuration uses. */
@@ -155,6 +157,22 @@ const override = (base: Limits, over: Settings | undefined): Limits =>
     direction: over.direction ?? base.direction
   }
 
+/** How much of a decoded output `looksBinary` samples. */
+const BINARY_SAMPLE_CHARS = 8192
+
+/**
+ * Whether decoded output is binary data rather than text: a NUL, or more than a tenth of the
+ * sample being U+FFFD (bytes that were not UTF-8) or control characters no text uses (tab, line
+ * breaks, form feed, backspace and escape sequences are text). Binary output is always spilled,
+ * so its bytes are kept even when it is small, and a tool can show a description instead.
+ */
+export const looksBinary = (text: string): boolean => {
+  const sample = text.length > BINARY_SAMPLE_CHARS ? text.slice(0, BINARY_SAMPLE_CHARS) : text
+  if (sample.includes("\0")) return true
+  const odd = sample.match(/[\uFFFD\x01-\x07\x0E-\x1A\x1C-\x1F\x7F]/g)?.length ?? 0
+  return sample.length > 0 && odd * 10 > sample.length
+}
+
 /** Whether `text` is within `limits` as `output` measures it (a final newline is not counted). */
 export const fits = (text: string, limits: Limits): boolean => LineWindow.fits(LineWindow.measure(text), limits)
 
@@ -201,6 +219,13 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         events.publish({ _tag: "TruncationSkipped", tool: options?.tool, reason: "truncation disabled for this tool" })
 
       // Publishes the outcome and assembles the result of a truncated output.
+      /** Output that fits but is binary: whole, with its spill kept (its bytes, which the text lost). */
+      const keptWhole = (commit: Effect.Effect<string, SpillError>, text: string, m: LineWindow.Measure) =>
+        Effect.map(
+          Effect.result(commit),
+          (spilled): Result => ResultModule.isSuccess(spilled) ? { ...whole(text, m), outputPath: spilled.success } : whole(text, m)
+        )
+
       const finish = Effect.fnUntraced(function*(
         spilled: ResultModule.Result<string, SpillError>,
         m: LineWindow.Measure,
@@ -347,7 +372,12 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
         yield* Stream.runForEach(input, (chunk) => take(decode(chunk)))
         yield* take(decode.end())
         const m = builder.measure(bytes)
-        if (LineWindow.fits(m, lim)) return whole(builder.text() ?? "", m)
+        if (LineWindow.fits(m, lim)) {
+          const text = builder.text() ?? ""
+          if (!looksBinary(text)) return whole(text, m)
+          if (writer === undefined && failure === undefined) yield* open
+          return yield* keptWhole(writer !== undefined ? writer.commit : Effect.fail(failure!), text, m)
+        }
         if (writer === undefined && failure === undefined) yield* open
         const spilled: ResultModule.Result<string, SpillError> = writer !== undefined
           ? yield* Effect.result(writer.commit)
@@ -374,7 +404,9 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
             return whole(text, m)
           }
           const text = follower.text()
-          if (text !== undefined && LineWindow.fits(m, lim)) return whole(text, m)
+          if (text !== undefined && LineWindow.fits(m, lim)) {
+            return looksBinary(text) ? yield* keptWhole(follower.commit, text, m) : whole(text, m)
+          }
           const spilled = yield* Effect.result(follower.commit)
           const w = follower.window()
           return yield* finish(spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))

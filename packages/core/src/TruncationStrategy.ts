@@ -53,6 +53,13 @@ export interface TruncationStrategy {
 
 const HINT_HEAD = "The tool call succeeded but the output was truncated."
 
+// The agent types best suited to paging a file, in order; otherwise the first one offered.
+const PAGING_AGENTS = ["explore", "general"]
+
+/** The agent type a hint names: one the task tool offers, or none when the list is unknown. */
+const delegate = (agents: ReadonlyArray<string> | undefined): string | undefined =>
+  agents === undefined ? undefined : PAGING_AGENTS.find((a) => agents.includes(a)) ?? agents[0]
+
 /** The paging hint. No `hint` context means the caller has read and grep but not task. */
 export const hintText = (
   outputPath: string | undefined,
@@ -69,8 +76,9 @@ export const hintText = (
     ? `${HINT_HEAD} Full output saved to: ${outputPath}\n`
     : `${HINT_HEAD} Only the first ${capped.savedBytes} of ${capped.totalBytes} bytes were saved (the spill size limit), to: ${outputPath}\n`
   if (tools.task) {
+    const agent = delegate(tools.agents)
     return saved +
-      "Use the Task tool to have explore agent process this file with Grep and Read (with offset/limit). Do NOT read the full file yourself - delegate to save context."
+      `Use the Task tool to have ${agent === undefined ? "a sub-agent" : `the ${agent} agent`} process this file with Grep and Read (with offset/limit). Do NOT read the full file yourself - delegate to save context.`
   }
   if (tools.read && tools.grep) {
     return saved + "Use Grep to search the full content or Read with offset/limit to view specific sections."

@@ -38,9 +38,15 @@ export class PathResolutionError extends Schema.TaggedError<PathResolutionError>
   reason: Schema.String
 }) {
   override get message() {
-    return `Cannot resolve path ${this.path}: ${this.reason}`
+    return `Cannot resolve path ${shortened(this.path)}: ${this.reason}`
   }
 }
+
+/** The longest path an error shows whole; past it, its start and its length (a path of kilobytes says nothing more). */
+const SHOWN_PATH_CHARS = 256
+
+const shortened = (path: string) =>
+  path.length <= SHOWN_PATH_CHARS ? path : `${path.slice(0, SHOWN_PATH_CHARS)}… (${path.length} characters)`
 
 export class Workspace extends Context.Service<Workspace, {
   /** The workspace root, as a real path. */
@@ -97,6 +103,8 @@ const explain = (e: PlatformError): string => {
       return "symbolic link loop (too many levels of symbolic links)"
     case "ENOTDIR":
       return "a component of the path is not a directory"
+    case "ENAMETOOLONG":
+      return "file name too long"
   }
   return e.reason._tag === "PermissionDenied" ? "permission denied while following the path" : e.message
 }

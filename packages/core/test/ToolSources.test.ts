@@ -4,7 +4,8 @@
  * never replaces another tool; its tools leave with the scope it was added in.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Logger, Option, Scope } from "effect"
+import { Deferred, Effect, Exit, Fiber, Logger, Option, Scope, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { Testing } from "@agent-tools/testing"
 import { z } from "zod"
 import { Tool, ToolRegistry, ToolSource } from "@agent-tools/core"
@@ -89,5 +90,33 @@ describe("ToolRegistry sources", () => {
       assert.deepStrictEqual((yield* registry.tools()).map((t) => t.id), ["ext_one"])
       yield* Scope.close(scope, Exit.void)
       assert.deepStrictEqual((yield* registry.tools()).map((t) => t.id), [])
+    }).pipe(Effect.provide(Testing.layer())))
+
+  it.effect("a listing that bounds its wait leaves a slow source out, and announces it when it lands", () =>
+    Effect.gen(function*() {
+      const registry = yield* ToolRegistry.ToolRegistry
+      const gate = yield* Deferred.make<void>()
+      let loads = 0
+      yield* registry.addSource(counted("fast", ["fast_one"]).source)
+      yield* registry.addSource({
+        name: "slow",
+        claims: (id) => id.startsWith("slow_"),
+        tools: Effect.suspend(() => {
+          loads++
+          return Effect.andThen(Deferred.await(gate), Effect.forEach(["slow_one"], echo))
+        })
+      })
+      const announced = yield* Effect.forkChild(Stream.runHead(registry.changes))
+      const listing = yield* Effect.forkChild(registry.tools({ wait: "5 seconds" }))
+      yield* TestClock.adjust("5 seconds")
+      assert.deepStrictEqual((yield* Fiber.join(listing)).map((t) => t.id), ["fast_one"])
+      // A second bounded listing waits on the same load instead of starting another.
+      const again = yield* Effect.forkChild(registry.tools({ wait: "1 second" }))
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual((yield* Fiber.join(again)).map((t) => t.id), ["fast_one"])
+      assert.strictEqual(loads, 1)
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(announced)
+      assert.deepStrictEqual((yield* registry.ids).toSorted(), ["fast_one", "slow_one"])
     }).pipe(Effect.provide(Testing.layer())))
 })

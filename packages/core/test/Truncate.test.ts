@@ -157,8 +157,16 @@ describe("Truncate.output", () => {
           truncate.output(text, { hint: { task, read, grep } }).pipe(Effect.map((r) => r.content))
         assert.include(
           yield* hint(true, false, false),
-          "Use the Task tool to have explore agent process this file with Grep and Read (with offset/limit). Do NOT read the full file yourself - delegate to save context."
+          "Use the Task tool to have a sub-agent process this file with Grep and Read (with offset/limit). Do NOT read the full file yourself - delegate to save context."
         )
+        // An agent type is named only when the task tool offers it.
+        const named = (agents: ReadonlyArray<string>) =>
+          truncate.output(text, { hint: { task: true, read: true, grep: true, agents } }).pipe(Effect.map((r) => r.content))
+        assert.include(yield* named(["general", "explore"]), "Use the Task tool to have the explore agent process this file")
+        const general = yield* named(["general"])
+        assert.include(general, "Use the Task tool to have the general agent process this file")
+        assert.notInclude(general, "explore")
+        assert.include(yield* named(["reviewer"]), "the reviewer agent")
         assert.include(yield* hint(false, true, true), HINT_RG)
         const readOnly = yield* hint(false, true, false)
         assert.include(readOnly, "Use Read with offset/limit to view specific sections.")

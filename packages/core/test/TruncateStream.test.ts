@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
 import * as SpillStorage from "../src/SpillStorage.ts"
+import * as Truncate from "../src/Truncate.ts"
 import type { Direction, Options, Result } from "../src/Truncate.ts"
 import { assertSameBytes, failingSpill, type Harness, lines, readSpill, utf8, withTruncate } from "./TruncateHarness.ts"
 
@@ -117,6 +118,18 @@ describe("Truncate.stream", () => {
         const r = yield* truncate.stream(Stream.make("a\n", utf8("b 🙂\n"), "c"))
         assert.include(r, { content: "a\nb 🙂\nc", truncated: false, totalLines: 3 })
         assert.strictEqual((yield* spill.list).length, 0)
+      })))
+
+  it.effect("binary output within the limits is kept whole and spilled, byte for byte", () =>
+    withTruncate({ maxLines: 10 }, ({ spill, truncate }) =>
+      Effect.gen(function*() {
+        const bytes = new Uint8Array([0x1f, 0x8b, 0x08, 0, 0xff, 0xfe, 0x10, 0x80])
+        const r = yield* truncate.stream(Stream.make(bytes.subarray(0, 3), bytes.subarray(3)))
+        assert.include(r, { truncated: false, totalBytes: 8 })
+        assert.isTrue(Truncate.looksBinary(r.content))
+        assertSameBytes(yield* readSpill(spill, r.outputPath!), bytes)
+        assert.isFalse(Truncate.looksBinary("\u001b[1mbold\u001b[0m\ttab\r\nline\f\b"))
+        assert.isTrue(Truncate.looksBinary("text\0"))
       })))
 
   it.effect("once over the limits, each chunk goes to the spill before the next is pulled", () =>

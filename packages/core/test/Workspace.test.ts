@@ -188,6 +188,9 @@ describe("Workspace (real file system)", () => {
       assert.strictEqual(loop.message, `Cannot resolve path ${root}/loop1/x: symbolic link loop (too many levels of symbolic links)`)
       const notDir = yield* Effect.flip(ws.resolve("src/a.ts/x"))
       assert.strictEqual(notDir.message, `Cannot resolve path ${root}/src/a.ts/x: a component of the path is not a directory`)
+      // A name past the system's limit says so once, with the path shortened, not the platform's text.
+      const long = yield* Effect.flip(ws.resolve(`/${"a".repeat(8192)}`))
+      assert.strictEqual(long.message, `Cannot resolve path /${"a".repeat(255)}… (8193 characters): file name too long`)
       assert.isFalse(yield* fs.exists(`${base}/out/new`)) // resolving never creates anything
     }).pipe(Effect.provide(Real), Effect.scoped))
 })

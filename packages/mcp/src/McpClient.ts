@@ -7,10 +7,14 @@
  * `"github_create_issue": "allow"` or `"github_*": "ask"` decide, and unknown third-party tools
  * default to asking.
  */
+import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { Tool, ToolNames } from "@agent-tools/core"
-import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Progress, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import * as z from "zod"
 import type { Connection } from "./client/Connection.ts"
 
@@ -71,8 +75,17 @@ export const definitionFor = (connection: Connection, remote: McpTool, id: strin
     requests: () => Effect.succeed(requests),
     execute: (args, ctx) =>
       Effect.gen(function*() {
-        const result = yield* connection.call(remote.name, args, ctx.abort).pipe(
-          Effect.mapError((e) => new Tool.ToolError({ tool: id, reason: "unavailable", message: e.message, cause: e }))
+        // The server's progress reports become the call's own (an MCP caller gets them as progress),
+        // in order, all of them before the result.
+        const reports = yield* Queue.unbounded<Progress, Cause.Done>()
+        const forwarding = yield* Effect.forkChild(Stream.runForEach(Stream.fromQueue(reports), (p) =>
+          ctx.metadata({
+            title: p.message ?? `${remote.name}: ${p.progress}${p.total === undefined ? "" : `/${p.total}`}`,
+            metadata: { progress: p.progress, total: p.total }
+          })))
+        const result = yield* connection.call(remote.name, args, ctx.abort, (p) => void Queue.offerUnsafe(reports, p)).pipe(
+          Effect.mapError((e) => new Tool.ToolError({ tool: id, reason: "unavailable", message: e.message, cause: e })),
+          Effect.ensuring(Effect.andThen(Queue.end(reports), Fiber.join(forwarding)))
         )
         const mapped = toResult(remote.name, result)
         if (result.isError === true) return yield* new Tool.ToolError({ tool: id, reason: remoteReason(result), message: mapped.output })

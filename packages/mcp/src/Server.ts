@@ -24,6 +24,7 @@ import * as Logger from "effect/Logger"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { MetadataBound, Permission, Tool, ToolRegistry, type Truncate } from "@agent-tools/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
@@ -60,6 +61,13 @@ export interface Options {
   readonly model?: string | undefined
   /** When the client cannot elicit: allow asks once (`--yes`) instead of rejecting them. */
   readonly yes?: boolean | undefined
+  /**
+   * How long `tools/list` waits for upstream MCP servers still starting (default 10 s): those not up
+   * by then are left out of that listing and announced with `notifications/tools/list_changed` once
+   * their tools are there, so one server that never answers holds up no listing for its whole
+   * start-up timeout.
+   */
+  readonly listWait?: Duration.Input | undefined
   /** Heartbeat progress for long calls when the client sent a progress token (default 10 s). */
   readonly progressInterval?: Duration.Input | undefined
   /** How long a permission prompt may stay open before it counts as rejected (default 1 h). */
@@ -133,14 +141,14 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
     Effect.flatMap(ready, (context) => Effect.provideContext(effect, context))
   const sessionID = options.sessionID ?? newSessionID()
   const agent = options.agent ?? "build"
-  const query: ToolRegistry.ToolsQuery = { agent, model: options.model }
+  const query: ToolRegistry.ToolsQuery = { agent, model: options.model, wait: options.listWait ?? "10 seconds" }
   const heartbeat = Duration.fromInputUnsafe(options.progressInterval ?? "10 seconds")
   const elicitationTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.elicitationTimeout ?? "1 hour"))
   const runPromise = yield* FiberSet.makeRuntimePromise<never>()
 
   const server = new Server(
     { name: options.name ?? "agent-tools", version: options.version ?? "0.1.0" },
-    { capabilities: { tools: { listChanged: false } } }
+    { capabilities: { tools: { listChanged: true } } }
   )
 
   // callID → the MCP request it serves, so an elicitation is sent as part of that request.
@@ -149,6 +157,10 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
   const requestOf = (callID: string) => calls.get(callID) ?? calls.get(callID.split("/")[0]!)
   let callCounter = 0
   const warned = new Set<string>()
+  // The names of the last listing: a call maps its name back to an id with them instead of listing
+  // again, which would wait for every upstream MCP server still starting (up to its start-up
+  // timeout) before calling a tool that is already there.
+  let listedNames: ToolNames.Names | undefined
 
   const listed = Effect.fn("McpServer.listed")(function*() {
     const registry = yield* ToolRegistry.ToolRegistry
@@ -164,6 +176,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
         yield* Effect.logWarning(entry)
       }
     }
+    listedNames = names
     return { entries, names }
   })
 
@@ -192,8 +205,9 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
   }
 
   const callTool = Effect.fn("McpServer.callTool")(function*(params: CallToolRequest["params"], extra: Extra) {
-    const { names } = yield* listed()
-    const id = names.toId.get(params.name) ?? params.name
+    // A name the client did not get from a listing is taken as an id (the registry resolves it,
+    // starting only the MCP server that claims it).
+    const id = listedNames?.toId.get(params.name) ?? params.name
     const callID = `mcp_${callCounter++}`
     yield* Effect.annotateCurrentSpan({ "tool.name": id, "tool.call_id": callID, "mcp.request_id": String(extra.requestId) })
     calls.set(callID, extra.requestId)
@@ -249,6 +263,10 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
           new Responder.ElicitationError({ message: cause instanceof Error ? cause.message : String(cause), cause })
       })
   }
+  // An upstream MCP server's tools changed: our list changed too.
+  yield* Effect.forkScoped(withServices(Effect.flatMap(ToolRegistry.ToolRegistry, (registry) =>
+    Stream.runForEach(registry.changes, () =>
+      Effect.tryPromise(() => server.sendToolListChanged()).pipe(Effect.ignore)))))
   // Answers permission asks once the services are there (none can be asked before).
   yield* Effect.forkScoped(withServices(Responder.run({ sessionID, elicitor, yes: options.yes ?? false, interval: options.pollInterval })))
   return server

@@ -13,7 +13,7 @@ import { CLI, httpServer, logLines, makeDirs, stack, stdioServer } from "./upstr
 
 const context = Tool.makeContext({ sessionID: "mcp-client" })
 
-const UPSTREAM_TOOLS = ["up_echo", "up_big", "up_slow", "up_pid", "up_crash", "up_fails"]
+const UPSTREAM_TOOLS = ["up_echo", "up_big", "up_slow", "up_pid", "up_progress", "up_grow", "up_crash", "up_fails"]
 
 describe("MCP servers in the node layer", () => {
   it.live("start when their tools are first listed, not before, and answer calls", () =>

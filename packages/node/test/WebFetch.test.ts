@@ -10,6 +10,9 @@ import { NodeAgentTools, WebFetchClient } from "@agent-tools/node"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
+/** How webfetch marks what a server sent: data for the model, not instructions. */
+const untrusted = (url: string, content: string) => `<untrusted-web-content source="${url}">\n${content}\n</untrusted-web-content>`
+
 const POLICY = "Private, link-local and loopback addresses are refused unless webfetch.allowPrivateNetwork is set in agent-tools.json."
 
 /** A server on 127.0.0.1 for the scope, answering every request with `answer(body)`; its port. */
@@ -102,7 +105,7 @@ describe("webfetch on Node: the address policy", () => {
     Effect.gen(function*() {
       const port = yield* page
       const result = yield* withLayer({ webfetch: { allowPrivateNetwork: true } }, call("webfetch", { url: `http://127.0.0.1:${port}/` }))
-      assert.strictEqual(result.output, "served locally\n")
+      assert.strictEqual(result.output, untrusted(result.metadata.url as string, "served locally\n"))
     }).pipe(Effect.scoped))
 
   it.live("the socket connects to the address that was checked: one resolution, refused or used", () =>
@@ -134,7 +137,7 @@ describe("webfetch on Node: the address policy", () => {
       assert.deepStrictEqual(lookups, ["pinned.test", "mixed.test"])
       const allowed = { services: WebFetchClient.layer({ resolve, allowPrivateNetwork: true }) }
       const result = yield* withLayer({}, call("webfetch", { url: `http://pinned.test:${port}/` }), allowed)
-      assert.strictEqual(result.output, "served locally\n")
+      assert.strictEqual(result.output, untrusted(result.metadata.url as string, "served locally\n"))
       assert.deepStrictEqual(lookups, ["pinned.test", "mixed.test", "pinned.test"])
     }).pipe(Effect.scoped))
 })

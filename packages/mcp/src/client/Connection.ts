@@ -4,14 +4,18 @@
  * back-off delay has passed, then the next use starts it again, until too many failures fall
  * within the policy's window; each call is bounded by the request timeout and cancelled on the
  * server (the SDK sends `notifications/cancelled`) when it times out or the caller aborts. The
- * scope closing closes the client, which ends the server process.
+ * server's progress notifications for a call go to the call's `onProgress`; its
+ * `notifications/tools/list_changed` re-lists its tools and emits on `changes`. The scope closing
+ * closes the client, which ends the server process.
  */
 import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Progress, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import * as ServerConfig from "./ServerConfig.ts"
 import * as Transport from "./Transport.ts"
 
@@ -27,12 +31,15 @@ export interface Connection {
    * had are kept (their calls fail with the reason); a server that never started fails.
    */
   readonly tools: Effect.Effect<ReadonlyArray<McpTool>, McpClientError>
-  /** Calls a tool, starting the server when needed. */
+  /** Calls a tool, starting the server when needed; the server's progress reports go to `onProgress`. */
   readonly call: (
     tool: string,
     args: Record<string, unknown>,
-    abort: AbortSignal
+    abort: AbortSignal,
+    onProgress?: ((progress: Progress) => void) | undefined
   ) => Effect.Effect<CallToolResult, McpClientError>
+  /** Emits after the server said its tools changed and they were listed again. */
+  readonly changes: Stream.Stream<void>
 }
 
 export interface Options {
@@ -82,6 +89,9 @@ export const make = Effect.fn("McpConnection.make")(function*(
   const request = ServerConfig.requestMs(config)
   const clock = yield* Effect.clockWith(Effect.succeed)
   const lock = yield* Semaphore.make(1)
+  const changed = yield* PubSub.unbounded<void>()
+  const closing = new AbortController()
+  let starting: Client | undefined
   let state: State = { _tag: "Idle" }
   let remoteTools: ReadonlyArray<McpTool> | undefined
   // When each failed start or exit happened, within the policy's window.
@@ -123,13 +133,25 @@ export const make = Effect.fn("McpConnection.make")(function*(
       catch: (cause) => error(describe(failed(`it could not be started: ${messageOf(cause)}`)))
     })
     const { Client } = yield* Effect.promise(() => import("@modelcontextprotocol/sdk/client/index.js"))
+    const { ToolListChangedNotificationSchema } = yield* Effect.promise(() => import("@modelcontextprotocol/sdk/types.js"))
     const client = new Client({ name: "agent-tools", version: "0.1.0" })
+    starting = client
+    // The server's tools changed: list them again, then tell whoever serves them on.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (state._tag !== "Up" || state.client !== client) return
+      const signal = AbortSignal.timeout(request)
+      remoteTools = await listAll(client, { signal, timeout: request }).catch(() => remoteTools)
+      PubSub.publishUnsafe(changed, undefined)
+    })
     // An exit while it runs marks it down; exits before (a failed start) are reported by the start.
     client.onclose = () => {
       if (state._tag === "Up" && state.client === client) failed(withStderr("it exited", opened))
     }
     const tools = yield* Effect.tryPromise({
-      try: async (signal) => {
+      try: async (interrupted) => {
+        // A start may outlive the caller that began it (a listing that stopped waiting): the
+        // connection's scope closing ends it too, and with it the server process.
+        const signal = AbortSignal.any([interrupted, closing.signal])
         await client.connect(opened.transport, { signal, timeout: startup })
         return await listAll(client, { signal, timeout: startup })
       },
@@ -137,9 +159,10 @@ export const make = Effect.fn("McpConnection.make")(function*(
     }).pipe(
       // The SDK bounds each request; this bounds them together.
       Effect.timeoutOrElse({ duration: startup, orElse: () => Effect.fail(noAnswer) }),
-      Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : closeClient(client)),
+      Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : Effect.andThen(Effect.sync(() => void (starting = undefined)), closeClient(client))),
       Effect.mapError((reason) => error(describe(failed(withStderr(`it failed to start: ${reason}`, opened)))))
     )
+    starting = undefined
     if (state._tag === "Closed") {
       yield* closeClient(client)
       return yield* error(describe(state))
@@ -173,7 +196,14 @@ export const make = Effect.fn("McpConnection.make")(function*(
     Effect.suspend(() => {
       const s = state
       state = { _tag: "Closed" }
-      return s._tag === "Up" ? closeClient(s.client) : Effect.void
+      closing.abort()
+      // A start still in flight (for a listing that stopped waiting) is ended here, its process with it.
+      const pending = starting
+      starting = undefined
+      return Effect.andThen(
+        s._tag === "Up" ? closeClient(s.client) : Effect.void,
+        pending === undefined ? Effect.void : closeClient(pending)
+      )
     })
   )
 
@@ -184,7 +214,7 @@ export const make = Effect.fn("McpConnection.make")(function*(
       // Down after having run: keep its tools listed, their calls say why they fail.
       Effect.catch((e) => state._tag === "Down" && remoteTools !== undefined ? Effect.succeed(remoteTools) : Effect.fail(e))
     ),
-    call: (tool, args, abort) =>
+    call: (tool, args, abort, onProgress) =>
       Effect.flatMap(ensure, (client) =>
         Effect.tryPromise({
           try: (signal) =>
@@ -192,10 +222,11 @@ export const make = Effect.fn("McpConnection.make")(function*(
               signal: AbortSignal.any([signal, abort]),
               timeout: request,
               // Progress notifications restart the timeout: a long call that reports progress lives on.
-              onprogress: () => undefined,
+              onprogress: (progress) => onProgress?.(progress),
               resetTimeoutOnProgress: true
             }) as Promise<CallToolResult>,
           catch: (cause) => callFailure(tool, cause)
-        }))
+        })),
+    changes: Stream.fromPubSub(changed)
   } satisfies Connection
 })

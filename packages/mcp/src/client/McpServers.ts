@@ -47,6 +47,7 @@ export const sources = Effect.fn("McpServers.sources")(function*(
     result.push({
       name: `MCP server "${name}"`,
       claims: (id) => id.toLowerCase().startsWith(stem),
+      changes: connection.changes,
       tools: connection.tools.pipe(
         Effect.flatMap((remotes) =>
           cache?.remotes === remotes ? Effect.succeed(cache.built) : McpClient.toolsOf(connection, prefix.get(name)!, remotes).pipe(

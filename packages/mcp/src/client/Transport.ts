@@ -1,6 +1,6 @@
 /**
- * The SDK transport for a server config: a child process over stdio (its stderr kept, the last
- * lines quoted when it fails) or streamable HTTP. The SDK modules are imported on first use, so
+ * The SDK transport for a server config: a child process over stdio in a process group of its own
+ * (`ProcessTransport`; its stderr kept, the last lines quoted when it fails) or streamable HTTP. The SDK modules are imported on first use, so
  * a process that never starts a server never loads them.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
@@ -23,20 +23,18 @@ export const open = async (config: ServerConfig, defaultCwd: string | undefined)
     })
     return { transport, stderrTail: () => "" }
   }
-  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js")
+  const { ProcessTransport } = await import("./ProcessTransport.ts")
   const [command, ...args] = config.command
   if (command === undefined) throw new Error("its command is empty")
-  const cwd = config.cwd ?? defaultCwd
-  const transport = new StdioClientTransport({
+  const transport = new ProcessTransport({
     command,
     args,
     // The whole environment, as a shell would pass it, plus the configured variables.
     env: { ...(process.env as Record<string, string>), ...config.environment },
-    ...(cwd === undefined ? {} : { cwd }),
-    stderr: "pipe"
+    cwd: config.cwd ?? defaultCwd
   })
   let tail = ""
-  transport.stderr?.on("data", (chunk: Buffer) => {
+  transport.stderr.on("data", (chunk: Buffer) => {
     tail = (tail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES)
   })
   return { transport, stderrTail: () => tail.trim() }

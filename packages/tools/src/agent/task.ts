@@ -63,6 +63,7 @@ export const TaskTool = Tool.define(
     return {
       description: Descriptions.task(agents),
       parameters,
+      subagents: agents.map((a) => a.name),
       unavailable: runner.unavailable,
       requests,
       execute: Effect.fn("TaskTool.execute")(function*(args: Args, ctx: Tool.Context) {

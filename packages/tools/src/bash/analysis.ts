@@ -16,7 +16,7 @@
  * `MAX_COMMAND_BYTES` and nesting past `MAX_NESTING` with a BashAnalysisError.
  */
 import * as Effect from "effect/Effect"
-import type { Node, TreeCursor } from "web-tree-sitter"
+import type { Node, TreeCursor } from "./syntax.ts"
 import { expandBraces, MAX_BRACE_WORDS, wordFromText } from "./braces.ts"
 import { codeVariable, hiddenCode, scriptFiles, sedEffects, sedScripts } from "./code.ts"
 import { ALIAS_REASON, aliasDefinitions, promptExpansion, subscriptCode, testSubscriptCode } from "./shellEval.ts"

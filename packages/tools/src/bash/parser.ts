@@ -8,7 +8,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type { Language, Parser, Tree } from "web-tree-sitter"
+import type { Language, Parser } from "web-tree-sitter"
+import type { Tree } from "./syntax.ts"
 
 export class BashParserError extends Schema.TaggedError<BashParserError>()("BashParserError", {
   message: Schema.String,

@@ -16,6 +16,7 @@ import { ChildProcessSpawner } from "effect/process"
 import * as z from "zod"
 import { Permission, ProtectedPaths, Sandbox, Tool, Truncate, TrustedProgram, Workspace } from "@agent-tools/core"
 import { BashAnalyzer } from "./analyzer.ts"
+import { binaryOutputText } from "./binaryOutput.ts"
 import { BashConfig, environment, NON_INTERACTIVE_ENV } from "./config.ts"
 import { describe } from "./description.ts"
 import { directoryOf } from "./explain.ts"
@@ -30,7 +31,7 @@ import { sandboxPolicy } from "./sandboxPolicy.ts"
 import { select, ShellNotFoundError } from "./shell.ts"
 
 export const parameters = z.object({
-  command: z.string().describe("The command to execute"),
+  command: z.string().refine((command) => command.trim() !== "", "must not be empty").describe("The command to execute"),
   timeout: z.number().int().positive().optional().describe("Optional timeout in milliseconds"),
   workdir: z.string().optional().describe(
     "The working directory to run the command in. Defaults to the workspace root. Use this instead of 'cd' commands."
@@ -182,12 +183,13 @@ export const BashTool = Tool.define(
         const note = blockedNote(blocked)
         if (note !== null) notes.push(note)
       }
-      const body = result.output.content === "" ? "(no output)" : result.output.content
+      const binary = binaryOutputText(result.output)
+      const body = binary ?? (result.output.content === "" ? "(no output)" : result.output.content)
       const output = notes.length === 0
         ? body
         : `${body.replace(/\n$/, "")}\n\n<bash_metadata>\n${notes.join("\n")}\n</bash_metadata>`
       const metadata: Tool.Metadata = {
-        output: lastChars(result.output.content, config.previewChars),
+        output: binary ?? lastChars(result.output.content, config.previewChars),
         exit: result.exitCode,
         signal: result.signal,
         reason: result.reason,

@@ -2,7 +2,7 @@
  * What the bash analysis carries while it walks a script: the tracked working directory, the
  * wrappers and assignments around the current command, and the small text helpers its messages use.
  */
-import type { Node } from "web-tree-sitter"
+import type { Node } from "./syntax.ts"
 import { SAFE_ENV } from "./patterns.ts"
 import { makeWord, type Word } from "./words.ts"
 import { assignmentName } from "./wrappers.ts"

@@ -3,7 +3,7 @@
  * removed, escapes resolved, `~`, `$HOME` and `$PWD` expanded. Anything else that expands at run
  * time (`$X`, `$(…)`, backticks, arithmetic) makes the word dynamic.
  */
-import type { Node } from "web-tree-sitter"
+import type { Node } from "./syntax.ts"
 
 export interface Word {
   /** The source text, as written. */

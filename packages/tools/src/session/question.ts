@@ -5,13 +5,12 @@
 import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { QuestionResponder, Tool } from "@agent-tools/core"
-import { QUESTION } from "./descriptions.ts"
+import { MAX_HEADER, MAX_LABEL, QUESTION } from "./descriptions.ts"
 
-/** Longest header, in characters. */
-export const MAX_HEADER = 30
+export { MAX_HEADER, MAX_LABEL }
 
 const Option = z.object({
-  label: z.string().trim().min(1).describe("Display text (1-5 words, concise)"),
+  label: z.string().trim().min(1).max(MAX_LABEL).describe(`Display text (1-5 words, concise, max ${MAX_LABEL} chars)`),
   description: z.string().describe("Explanation of choice")
 })
 

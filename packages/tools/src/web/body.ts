@@ -31,3 +31,25 @@ export const readCapped = Effect.fnUntraced(function*(response: HttpClientRespon
   }
   return bytes
 })
+
+/**
+ * The body's first `limit` bytes, and whether that was all of it. Reading stops there: an error
+ * page is shown in part, never refused for its size.
+ */
+export const readPrefix = Effect.fnUntraced(function*(response: HttpClientResponse.HttpClientResponse, limit: number) {
+  const bytes = new Uint8Array(limit)
+  let total = 0
+  let complete = true
+  yield* response.stream.pipe(
+    Stream.runForEachWhile((chunk) =>
+      Effect.sync(() => {
+        const room = limit - total
+        bytes.set(chunk.subarray(0, room), total)
+        total += Math.min(room, chunk.byteLength)
+        if (chunk.byteLength > room) complete = false
+        return complete
+      })
+    )
+  )
+  return { bytes: bytes.subarray(0, total), complete }
+})

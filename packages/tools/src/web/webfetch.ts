@@ -6,6 +6,9 @@
  * times; a redirect to another host ends the call with a result naming the new URL, so the model
  * fetches it with a call of its own, which asks its own permission. Which addresses may be
  * reached is the `WebFetchClient`'s business: it checks the address it connects to.
+ *
+ * What a server sent is wrapped as untrusted content (`untrusted.ts`), error pages included; a
+ * GitHub file page is fetched as its raw file (`github.ts`).
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -18,10 +21,19 @@ import * as z from "zod"
 import { Tool } from "@agent-tools/core"
 import { toBase64 } from "../file/text.ts"
 import { BlockedAddressError } from "./address.ts"
-import { readCapped } from "./body.ts"
+import { readCapped, readPrefix } from "./body.ts"
 import { WebFetchClient } from "./client.ts"
 import { convertHtml, isHtml } from "./convert.ts"
-import { DEFAULT_TIMEOUT_SECONDS, MAX_REDIRECTS, MAX_RESPONSE_BYTES, MAX_TIMEOUT_SECONDS, WEBFETCH } from "./descriptions.ts"
+import {
+  DEFAULT_TIMEOUT_SECONDS,
+  MAX_ERROR_BODY_BYTES,
+  MAX_REDIRECTS,
+  MAX_RESPONSE_BYTES,
+  MAX_TIMEOUT_SECONDS,
+  WEBFETCH
+} from "./descriptions.ts"
+import { rawGitHubUrl } from "./github.ts"
+import * as Untrusted from "./untrusted.ts"
 
 export const parameters = z.object({
   url: z.string().describe("The URL to fetch content from"),
@@ -58,6 +70,9 @@ export const parseUrl = (raw: string): Effect.Effect<URL, Tool.ToolError> => {
   if (!/^https?:\/\//i.test(raw)) return Effect.fail(fail("invalid", "URL must start with http:// or https://"))
   return Effect.try({ try: () => new URL(raw), catch: () => fail("invalid", `Invalid URL: ${raw}`) })
 }
+
+/** The URL webfetch fetches for the one asked: a GitHub file page becomes its raw file. */
+export const targetUrl = (url: URL): URL => rawGitHubUrl(url) ?? url
 
 /** Same host and port, and no step down from https to http. */
 const sameHost = (from: URL, to: URL) =>
@@ -112,7 +127,7 @@ const follow = Effect.fnUntraced(function*(client: HttpClient.HttpClient, start:
         return { _tag: "Redirect", from: url, to, status: response.status } as const
       }
       if (response.status < 200 || response.status > 299) {
-        return yield* fail(response.status === 404 || response.status === 410 ? "not-found" : "io", `Request failed with status code: ${response.status}`)
+        return yield* Effect.flatMap(statusError(response, url, format), Effect.fail)
       }
       const bytes = yield* readBody(response, url)
       return { _tag: "Body", url, contentType: response.headers["content-type"] ?? "", bytes } as const
@@ -123,6 +138,44 @@ const follow = Effect.fnUntraced(function*(client: HttpClient.HttpClient, start:
     url = step.to
   }
 })
+
+// What a client needs to act on an error status: retry later, authenticate, look elsewhere.
+const ERROR_HEADERS = [
+  "content-type",
+  "retry-after",
+  "www-authenticate",
+  "location",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset"
+] as const
+
+// A header value shown to the model: one line, bounded.
+const headerLine = (value: string) => value.replace(/[\u0000-\u001f\u007f]+/g, " ").slice(0, 300)
+
+/**
+ * An error status as the model reads it: the status, the useful headers and the start of the body
+ * (converted like a normal body), so a rate limit, a login wall or an API's error text is visible.
+ */
+const statusError = (response: HttpClientResponse.HttpClientResponse, url: URL, format: Format) =>
+  Effect.gen(function*() {
+    const headers = ERROR_HEADERS.flatMap((name) => {
+      const value = response.headers[name]
+      return value === undefined ? [] : [`${name}: ${headerLine(value)}`]
+    })
+    const body = yield* readPrefix(response, MAX_ERROR_BODY_BYTES).pipe(
+      Effect.matchEffect({
+        onFailure: () => Effect.succeed(""),
+        onSuccess: ({ bytes, complete }) =>
+          Effect.map(bodyText(bytes, response.headers["content-type"] ?? "", format), (text) =>
+            text.trim() === "" ? "" : (complete ? "Body:\n" : `Body (the first ${MAX_ERROR_BODY_BYTES / 1024} KB):\n`) + Untrusted.wrap(url.href, text))
+      })
+    )
+    return fail(
+      response.status === 404 || response.status === 410 ? "not-found" : "io",
+      [`Request failed with status code: ${response.status}`, ...headers, ...(body === "" ? [] : [body])].join("\n")
+    )
+  })
 
 const redirectResult = (requested: URL, redirect: Extract<Fetched, { _tag: "Redirect" }>): Tool.Result => {
   const { from, to, status } = redirect
@@ -153,11 +206,19 @@ const isImage = (mime: string) => mime.startsWith("image/") && mime !== "image/s
 // A NUL byte in the first 8 KB: no text format has one.
 const looksBinary = (bytes: Uint8Array) => bytes.subarray(0, 8192).includes(0)
 
+/** A body as text in the format asked for; binary content is described, not decoded. */
+const bodyText = (bytes: Uint8Array, contentType: string, format: Format): Effect.Effect<string> => {
+  const mime = mimeOf(contentType)
+  if (looksBinary(bytes)) return Effect.succeed(`(binary content, ${mime === "" ? "no content type" : mime})`)
+  const text = decoderFor(contentType).decode(bytes)
+  return !isHtml(mime) || format === "html" ? Effect.succeed(text) : convertHtml(text, format)
+}
+
 const render = (fetched: Extract<Fetched, { _tag: "Body" }>, format: Format): Effect.Effect<Tool.Result, Tool.ToolError> => {
   const { url, contentType, bytes } = fetched
   const mime = mimeOf(contentType)
   const title = `${url.href} (${contentType === "" ? "no content type" : contentType})`
-  const metadata = { url: url.href, contentType, bytes: bytes.byteLength }
+  const metadata = { url: url.href, contentType, bytes: bytes.byteLength, untrusted: true }
   if (isImage(mime)) {
     return Effect.succeed({
       title,
@@ -169,9 +230,7 @@ const render = (fetched: Extract<Fetched, { _tag: "Body" }>, format: Format): Ef
   if (looksBinary(bytes)) {
     return Effect.fail(fail("binary", `The response is binary content (${mime === "" ? "no content type" : mime}), not text`))
   }
-  const text = decoderFor(contentType).decode(bytes)
-  const output = !isHtml(mime) || format === "html" ? Effect.succeed(text) : convertHtml(text, format)
-  return Effect.map(output, (output) => ({ title, output, metadata }))
+  return Effect.map(bodyText(bytes, contentType, format), (text) => ({ title, output: Untrusted.wrap(url.href, text), metadata }))
 }
 
 const requestsOf = (url: URL, args: Args): ReadonlyArray<Tool.AskInput> => [{
@@ -187,7 +246,8 @@ export const WebFetchTool = Tool.define(
     const client = yield* WebFetchClient
 
     const execute = Effect.fn("WebFetchTool.execute")(function*(args: Args, ctx: Tool.Context) {
-      const url = yield* parseUrl(args.url)
+      const asked = yield* parseUrl(args.url)
+      const url = targetUrl(asked)
       yield* ctx.askAll(requestsOf(url, args))
       const seconds = args.timeout ?? DEFAULT_TIMEOUT_SECONDS
       const fetched = yield* follow(client, url, args.format).pipe(
@@ -196,14 +256,19 @@ export const WebFetchTool = Tool.define(
           orElse: () => Effect.fail(fail("timeout", `Request timed out after ${seconds} seconds`))
         })
       )
-      return fetched._tag === "Redirect" ? redirectResult(url, fetched) : yield* render(fetched, args.format)
+      const result = fetched._tag === "Redirect" ? redirectResult(url, fetched) : yield* render(fetched, args.format)
+      return url === asked ? result : {
+        ...result,
+        output: `Fetched the raw file ${url.href} for the GitHub page ${asked.href}.\n${result.output}`,
+        metadata: { ...result.metadata, requestedUrl: asked.href }
+      }
     })
 
     return {
       description: WEBFETCH,
       parameters,
       execute,
-      requests: (args: Args) => Effect.map(parseUrl(args.url), (url) => requestsOf(url, args)),
+      requests: (args: Args) => Effect.map(parseUrl(args.url), (url) => requestsOf(targetUrl(url), args)),
       annotations: { readOnly: true, openWorld: true }
     } satisfies Tool.Def<typeof parameters>
   })

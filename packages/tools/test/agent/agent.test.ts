@@ -283,6 +283,15 @@ describe("invalid", () => {
         bad.output,
         `The call to tool "read" was not run: its arguments do not fit the tool's schema:\n- filePath: Invalid input: expected string, received undefined\nValid tools: read, write, todowrite, todoread, skill.`
       )
+      // Provider control tokens leaked into a call are not echoed back to the model.
+      const leaked = yield* InvalidCall.execute(reg, "<|tool_call_begin|>functions.read<｜tool▁call▁begin｜>", {}, ctx)
+      assert.strictEqual(leaked.metadata.tool, "functions.read")
+      assert.strictEqual(
+        leaked.output,
+        `The call to tool "functions.read" was not run: there is no tool named "functions.read".\nValid tools: read, write, todowrite, todoread, skill.`
+      )
+      const routedError = yield* call("invalid", { tool: "read", error: "<|im_start|>assistant bad <|im_end|>call" })
+      assert.include(routedError.output, `was not run: assistant bad call`)
       const fine = yield* InvalidCall.execute(reg, "read", { filePath: "a.txt" }, ctx)
       assert.include(fine.output, "1: alpha")
       // Other failures are not the model's to fix by rewriting the call: they stay failures.

@@ -123,9 +123,9 @@ describe("question", () => {
       )
       assert.strictEqual(
         yield* callError("question", {
-          questions: [{ question: "Q?", header: "A header that is far too long to show", options: [{ label: "A", description: "" }, { label: "A", description: "" }] }]
+          questions: [{ question: "Q?", header: "A header that is far too long to show", options: [{ label: "A", description: "" }, { label: "A", description: "" }, { label: "x".repeat(61), description: "" }] }]
         }),
-        `The question tool was called with invalid arguments:\n- questions.0.header: Too big: expected string to have <=30 characters\n- questions.0.options.1.label: duplicate label "A"\nPlease rewrite the input so it satisfies the expected schema.`
+        `The question tool was called with invalid arguments:\n- questions.0.header: Too big: expected string to have <=30 characters\n- questions.0.options.2.label: Too big: expected string to have <=60 characters\n- questions.0.options.1.label: duplicate label "A"\nPlease rewrite the input so it satisfies the expected schema.`
       )
       assert.strictEqual(
         yield* callError("question", { questions: [{ question: "Q?", header: "H", options: [], custom: false }] }),

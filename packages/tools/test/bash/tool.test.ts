@@ -8,8 +8,9 @@ import { join } from "node:path"
 import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
-import { FakeSpawner, RecordingSandbox } from "@agent-tools/testing"
+import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, SubagentRunner, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { FakeSpawner, RecordingSandbox, ScriptedSubagent } from "@agent-tools/testing"
+import { TaskTool } from "../../src/agent/task.ts"
 import * as Bash from "../../src/bash/index.ts"
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-tool-")))
@@ -331,6 +332,25 @@ describe("bash tool: results", () => {
       ])
     }))
 
+  live("the truncation hint suggests the task tool when it can run, naming only an agent it offers", {}, () =>
+    Effect.gen(function*() {
+      const hintOf = (runner: Layer.Layer<SubagentRunner.SubagentRunner>) =>
+        Effect.gen(function*() {
+          const tools: ReadonlyArray<Tool.Definition<string, any, any>> = [Bash.BashTool, TaskTool]
+          const registry = yield* ToolRegistry.make(tools)
+          const result = yield* registry.execute("bash", args("seq 1 200000"), yield* Tool.makeContext({ sessionID: "s" }))
+          assert.isTrue(result.metadata.truncated)
+          return result.output
+        }).pipe(Effect.provide(runner))
+      const general = yield* hintOf(ScriptedSubagent.layer({ agents: [{ name: "general", description: "d" }], script: [] }))
+      assert.include(general, "Use the Task tool to have the general agent process this file")
+      assert.notInclude(general, "explore")
+      const unavailable = yield* hintOf(SubagentRunner.layerNone)
+      assert.notInclude(unavailable, "Task")
+      // Nor tools the caller lacks: this registry has no read or grep.
+      assert.include(unavailable, "It cannot be retrieved with the tools available to you")
+    }))
+
   live("runs in workdir; a missing workdir is an error naming it", {}, () =>
     Effect.gen(function*() {
       const { result } = yield* call(args("pwd", { workdir: "sub" }))
@@ -369,6 +389,42 @@ describe("bash tool: results", () => {
       const error = yield* Effect.flip(call({ command: "ls", timeout: -5, description: "x" }))
       assert.strictEqual(error._tag, "InvalidArgumentsError")
       assert.match(error.message, /- timeout: /)
+      for (const command of ["", " \n\t "]) {
+        const empty = yield* Effect.flip(call(args(command)))
+        assert.strictEqual(empty._tag, "InvalidArgumentsError")
+        assert.include(empty.message, "- command: must not be empty")
+      }
+    }))
+
+  live("a program path too long for the system says so, once", {}, () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(call(args(`/${"a".repeat(8192)}`)))
+      assert.strictEqual(error.message, `Cannot resolve path /${"a".repeat(255)}… (8193 characters): file name too long`)
+    }))
+
+  live("binary output is described, not shown; its bytes are kept in the spill however small", {}, () =>
+    Effect.gen(function*() {
+      const png = join(base, "pixel.png")
+      const bytes = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(8), Buffer.from([0xff, 0xfe, 0x01, 0x02])])
+      writeFileSync(png, bytes)
+      const { result } = yield* call(args(`cat ${png}`))
+      const path = result.metadata.outputPath as string
+      assert.isTrue(path.startsWith(spillDir))
+      assert.deepStrictEqual(readFileSync(path), bytes)
+      assert.strictEqual(
+        result.output,
+        `(binary output: 20 bytes, PNG image; not shown as text. The bytes are saved in ${path}: inspect them with a command such as \`file\`, \`xxd\` or \`od -c\`, or redirect the command's output to a file.)`
+      )
+      assert.strictEqual(result.metadata.output, result.output)
+      const random = yield* call(args("head -c 3000 /dev/urandom"))
+      assert.match(random.result.output, /^\(binary output: 3000 bytes, binary data; not shown as text\. The bytes are saved in /)
+      assert.strictEqual(readFileSync(random.result.metadata.outputPath as string).length, 3000)
+      const gzip = yield* call(args("seq 1 100000 | gzip -c"))
+      assert.match(gzip.result.output, /^\(binary output: \d+ bytes, gzip compressed data; not shown as text\./)
+      // Text with colours and tabs is still text.
+      const text = yield* call(args("printf '\\033[31mred\\033[0m\\tx\\n'"))
+      assert.strictEqual(text.result.output, "\u001b[31mred\u001b[0m\tx\n")
+      assert.isUndefined(text.result.metadata.outputPath)
     }))
 })
 
