@@ -21,7 +21,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { NodeServices } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, Path } from "effect"
-import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { Bash } from "@agent-tools/tools"
 import { fmt, loadProbe, loadText, machine, median, percentile } from "./lib/stats.ts"
 
@@ -80,7 +80,9 @@ const big = async (bytes: number, direct: boolean) => {
       ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash" }))
     ).pipe(
       Layer.provideMerge(SpillStorage.layer({ dir: spillDir, maxBytes: bytes * 2, direct })),
-      Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Path.layer, Events.layerNoop, ModuleLoader.layerMemory({})))
+      Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Path.layer, Events.layerNoop, ModuleLoader.layerMemory({}))),
+      // Measures the tool's own output handling, without a sandbox's startup in the timings.
+      Layer.provideMerge(Sandbox.layerNone("the benchmark measures the tool without a sandbox"))
     )
     // RSS is measured around each big call; the small warm-up call before them pays the one-time
     // costs (wasm parser, layers, first spawn), so the first big call is the process's first big one.

@@ -37,7 +37,7 @@ const services = Layer.mergeAll(
 const build = ToolRegistry.make([Bash.BashTool])
 
 const program = Effect.gen(function*() {
-  const plain = yield* build
+  const plain = yield* build.pipe(Effect.provide(Sandbox.layerNone("the baseline runs without a sandbox")))
   const sandbox = yield* Sandbox.Sandbox.pipe(Effect.provide(Bubblewrap.layer()))
   const status = yield* sandbox.status
   if (!status.sandboxed) throw new Error(`no sandbox here: ${status.reason}`)

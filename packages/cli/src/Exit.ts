@@ -2,8 +2,10 @@
  * Exit codes of the contract and how every failure maps to one:
  * 0 success, 1 the tool failed, 2 usage error (bad flags, bad JSON, unknown tool, invalid
  * arguments, bad config or workspace), 3 a permission was rejected or denied.
+ * The code is chosen by the error's tag and `reason`, never by its text.
  */
 import * as Schema from "effect/Schema"
+import type { ToolRegistry } from "@agent-tools/core"
 
 export const OK = 0
 export const TOOL_FAILURE = 1
@@ -37,8 +39,9 @@ export const codeOf = (error: unknown): number => {
     case "PermissionDeniedError":
       return PERMISSION
     case "ToolUnavailableError":
-      // Hidden by a deny rule is a permission outcome; disabled in the config is a usage error.
-      return (error as { reason: string }).reason.includes("permission") ? PERMISSION : USAGE
+      // Hidden by a deny rule is a permission outcome; disabled in the config (or not offered
+      // here) is a usage error.
+      return (error as ToolRegistry.ToolUnavailableError).reason === "denied" ? PERMISSION : USAGE
     case "InvalidArgumentsError":
     case "UnknownToolError":
     case "ConfigError":

@@ -104,7 +104,7 @@ const isRequest = (u: unknown): u is Tool.AskInput =>
 const requestsOf = (id: string, requests: NonNullable<CustomTool["requests"]>) => (args: unknown) =>
   Effect.tryPromise({
     try: async () => await requests(args),
-    catch: (cause) => new Tool.ToolError({ tool: id, message: cause instanceof Error ? cause.message : String(cause), cause })
+    catch: (cause) => new Tool.ToolError({ tool: id, reason: "other", message: cause instanceof Error ? cause.message : String(cause), cause })
   }).pipe(
     Effect.flatMap((list) =>
       Array.isArray(list) && list.every(isRequest)
@@ -112,6 +112,7 @@ const requestsOf = (id: string, requests: NonNullable<CustomTool["requests"]>) =
         : Effect.fail(
           new Tool.ToolError({
             tool: id,
+            reason: "invalid",
             message: `the ${id} tool's requests must return an array of { permission: string, patterns: string[] }`
           })
         )
@@ -149,13 +150,13 @@ export const toDefinition = (id: string, custom: CustomTool, directory: string):
         catch: (cause): Tool.ExecuteError =>
           isPermissionError(cause)
             ? cause
-            : new Tool.ToolError({ tool: id, message: cause instanceof Error ? cause.message : String(cause), cause })
+            : new Tool.ToolError({ tool: id, reason: "other", message: cause instanceof Error ? cause.message : String(cause), cause })
       }).pipe(
         Effect.flatMap((value) => {
           const result = toResult(value)
           return result === undefined
             ? Effect.fail(
-              new Tool.ToolError({ tool: id, message: `the ${id} tool returned neither a string nor {output: string}` })
+              new Tool.ToolError({ tool: id, reason: "other", message: `the ${id} tool returned neither a string nor {output: string}` })
             )
             : Effect.succeed(result)
         })

@@ -40,6 +40,7 @@ const settle = <A>(tool: string, label: string, thunk: () => HookReturn<A>): Eff
       Effect.fail(
         new Tool.ToolError({
           tool,
+          reason: "other",
           message: `The ${label} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
           cause
         })
@@ -88,7 +89,7 @@ export const runAfter = (
           return Effect.succeed({ ...r, title: r.title ?? current.title, metadata: r.metadata ?? current.metadata })
         }
         return Effect.fail(
-          new Tool.ToolError({ tool, message: `The ${labelOf(hook, "after")} returned something that is not a tool result` })
+          new Tool.ToolError({ tool, reason: "other", message: `The ${labelOf(hook, "after")} returned something that is not a tool result` })
         )
       })
     )

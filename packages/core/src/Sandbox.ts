@@ -10,13 +10,16 @@
  * runs in is open (per-call resources such as a private temp directory or the network proxy are
  * released when it closes).
  *
- * Implementations: `unsandboxed(reason)` here (runs the program as is, and says why), the
+ * Implementations: `layerNone(reason)` here (runs the program as is, and says why), the
  * bubblewrap layer in `@agent-tools/node` (Linux), and a recording twin in `@agent-tools/testing`.
- * `Sandbox` is a reference whose default is `unsandboxed`: a host that provides no sandbox gets
- * `sandboxed: false` on every result, never a silent claim of containment.
+ * `Sandbox` is a required service with no default: it is a security boundary, so a composition
+ * that runs commands must choose one, and running them unconfined is a choice written down
+ * (`layerNone` with its reason, reported as `sandboxed: false` on every result), never what
+ * happens when a layer was forgotten.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as SandboxEnv from "./SandboxEnv.ts"
@@ -134,14 +137,18 @@ export interface Service {
   readonly wrap: (command: Command, policy: Policy) => Effect.Effect<Wrapped, SandboxError, Scope.Scope>
 }
 
+export interface NoneOptions {
+  /** `sandbox.mode: required`: `wrap` refuses to run anything. */
+  readonly required?: boolean | undefined
+  /** Variable names passed to commands besides `SandboxEnv`'s own list. */
+  readonly env?: ReadonlyArray<string> | undefined
+}
+
 /**
  * Runs commands unconfined; `status` carries the reason. With `required`, `wrap` refuses instead.
  * The environment is the same a sandbox passes (`SandboxEnv`, plus the names in `env`).
  */
-export const unsandboxed = (
-  reason: string,
-  options: { readonly required?: boolean | undefined; readonly env?: ReadonlyArray<string> | undefined } = {}
-): Service => {
+export const none = (reason: string, options: NoneOptions = {}): Service => {
   const required = options.required === true
   return {
     status: Effect.succeed({ sandboxed: false, reason, required }),
@@ -157,9 +164,14 @@ export const unsandboxed = (
   }
 }
 
-export const Sandbox = Context.Reference<Service>("@agent-tools/core/Sandbox", {
-  defaultValue: () => unsandboxed("no sandbox layer was provided")
-})
+export class Sandbox extends Context.Service<Sandbox, Service>()("@agent-tools/core/Sandbox") {}
+
+/**
+ * No sandbox, said out loud: every command runs unconfined and every result says
+ * `sandboxed: false`; `reason` (a sentence a user can act on) is the status's reason.
+ */
+export const layerNone = (reason: string, options: NoneOptions = {}): Layer.Layer<Sandbox> =>
+  Layer.succeed(Sandbox, none(reason, options))
 
 /** The one-line notice for a host's log when commands run unconfined (null when sandboxed). */
 export const warning = (status: Status): string | null =>

@@ -65,8 +65,51 @@ export interface Context {
   readonly tools?: ReadonlyArray<string> | undefined
 }
 
+/**
+ * Why a tool call failed, for code to match on (the message is for the model and the user):
+ * - `not-found`: the file, directory or thing named does not exist;
+ * - `is-directory`: a directory or special file where a regular file is needed;
+ * - `binary`: a binary file where text is needed;
+ * - `too-large`: over a size limit of the tool;
+ * - `not-read`: a file changed without being read in this session first;
+ * - `stale`: the file changed since it was read;
+ * - `encoding`: text that cannot be decoded, or encoded back in the file's encoding;
+ * - `no-match`: the text to replace (or a patch's context) is not in the file;
+ * - `ambiguous`: it is there more than once;
+ * - `denied`: refused by a rule of the tools themselves, not a permission rule (outside the
+ *   workspace, a protected file, a private network address, the OS refusing access); a permission
+ *   rule's refusal is a `PermissionRejectedError` / `PermissionDeniedError` instead;
+ * - `aborted`: the call was cancelled;
+ * - `invalid`: arguments the schema accepts but the tool cannot use (a bad pattern, URL or patch);
+ * - `timeout`: a time limit ran out;
+ * - `unavailable`: something the call needs is missing here (a service, a program, a server);
+ * - `io`: reading, writing, spawning or fetching failed;
+ * - `other`: anything else (custom tools, hooks, remote tools without a reason).
+ */
+export const ToolErrorReason = Schema.Literals([
+  "not-found",
+  "is-directory",
+  "binary",
+  "too-large",
+  "not-read",
+  "stale",
+  "encoding",
+  "no-match",
+  "ambiguous",
+  "denied",
+  "aborted",
+  "invalid",
+  "timeout",
+  "unavailable",
+  "io",
+  "other"
+])
+export type ToolErrorReason = typeof ToolErrorReason.Type
+
+/** A tool call failed: `reason` for code, `message` for the model, `cause` the error underneath. */
 export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
   tool: Schema.String,
+  reason: ToolErrorReason,
   message: Schema.String,
   cause: Schema.optional(Schema.Defect())
 }) {}

@@ -37,13 +37,21 @@ export class UnknownToolError extends Schema.TaggedError<UnknownToolError>()("Un
   }
 }
 
+/**
+ * The tool exists but cannot be called here. `reason`, for code: `disabled` in the configuration,
+ * `denied` by a permission rule, `not-given` to this agent (a sub-agent's tool list), `unavailable`
+ * right now (the tool says why: no responder, no runner, a flag off; or its source failed to
+ * load). `detail` says it in words.
+ */
 export class ToolUnavailableError extends Schema.TaggedError<ToolUnavailableError>()("ToolUnavailableError", {
   tool: Schema.String,
   agent: Schema.String,
-  reason: Schema.String
+  reason: Schema.Literals(["disabled", "denied", "not-given", "unavailable"]),
+  detail: Schema.String,
+  cause: Schema.optional(Schema.Defect())
 }) {
   override get message() {
-    return `The ${this.tool} tool is not available to agent "${this.agent}": ${this.reason}.`
+    return `The ${this.tool} tool is not available to agent "${this.agent}": ${this.detail}.`
   }
 }
 
@@ -304,7 +312,9 @@ export const make = Effect.fnUntraced(function*<R>(
       const loaded = findId(id)
       // The source that would hold it could not load: say why rather than "unknown tool".
       return loaded === undefined && failures.length > 0
-        ? Effect.fail(new ToolUnavailableError({ tool: id, agent, reason: failures.map((f) => f.message).join("; ") }))
+        ? Effect.fail(
+          new ToolUnavailableError({ tool: id, agent, reason: "unavailable", detail: failures.map((f) => f.message).join("; "), cause: failures })
+        )
         : check(loaded, id, agent)
     })
   }
@@ -314,14 +324,16 @@ export const make = Effect.fnUntraced(function*<R>(
       return Effect.flatMap(available({ agent }), (list) => Effect.fail(new UnknownToolError({ tool: id, available: list.map((t) => t.id) })))
     }
     if (disabledIds.has(known)) {
-      return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "it is disabled in the configuration" }))
+      return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "disabled", detail: "it is disabled in the configuration" }))
     }
     if (PermissionRules.disabled([known], rulesOf(agent)).has(known)) {
-      return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "a permission rule denies it" }))
+      return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "denied", detail: "a permission rule denies it" }))
     }
     return Effect.flatMap(tools.get(known)!, (tool) =>
       Effect.flatMap(tool.unavailable, (reason) =>
-        reason === undefined ? Effect.succeed(tool) : Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason }))))
+        reason === undefined
+          ? Effect.succeed(tool)
+          : Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "unavailable", detail: reason }))))
   }
 
   // A caller with a tool list of its own (a sub-agent) reaches only those tools, by any name.
@@ -332,17 +344,18 @@ export const make = Effect.fnUntraced(function*<R>(
         new ToolUnavailableError({
           tool: tool.id,
           agent: ctx.agent,
-          reason: `it is not among the tools this agent was given (${ctx.tools.join(", ") || "none"})`
+          reason: "not-given",
+          detail: `it is not among the tools this agent was given (${ctx.tools.join(", ") || "none"})`
         })
       )
 
   const abortable = <A, E>(effect: Effect.Effect<A, E>, tool: string, signal: AbortSignal) =>
     signal.aborted
-      ? Effect.fail(new Tool.ToolError({ tool, message: "The tool call was aborted before it started." }))
+      ? Effect.fail(new Tool.ToolError({ tool, reason: "aborted", message: "The tool call was aborted before it started." }))
       : Effect.raceFirst(
         effect,
         Effect.callback<never, Tool.ToolError>((resume) => {
-          const onAbort = () => resume(Effect.fail(new Tool.ToolError({ tool, message: "The tool call was aborted." })))
+          const onAbort = () => resume(Effect.fail(new Tool.ToolError({ tool, reason: "aborted", message: "The tool call was aborted." })))
           // The abort may land between the check above and this fiber starting.
           if (signal.aborted) return onAbort()
           signal.addEventListener("abort", onAbort, { once: true })
@@ -433,8 +446,12 @@ export const make = Effect.fnUntraced(function*<R>(
   return self
 })
 
-/** The registry as a layer. */
-export const layer = <R>(
-  definitions: ReadonlyArray<Tool.Definition<string, any, R>>,
+/** The services a list of tool definitions needs: the union of each one's. */
+export type ServicesOf<D> = D extends Tool.Definition<string, any, infer R> ? R : never
+
+/** The registry as a layer; it requires every service any of `definitions` needs. */
+export const layer = <const D extends ReadonlyArray<Tool.Definition<string, any, any>>>(
+  definitions: D,
   options: Options = {}
-): Layer.Layer<ToolRegistry, never, Exclude<R, Dispatcher> | Requirements> => Layer.effect(ToolRegistry, make(definitions, options))
+): Layer.Layer<ToolRegistry, never, Exclude<ServicesOf<D[number]>, Dispatcher> | Requirements> =>
+  Layer.effect(ToolRegistry, make<ServicesOf<D[number]>>(definitions, options))

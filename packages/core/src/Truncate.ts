@@ -495,3 +495,34 @@ const decodeChunks = <E, R>(input: Stream.Stream<string | Uint8Array, E, R>): St
     const decode = chunkDecoder()
     return input.pipe(Stream.map((chunk) => decode(chunk).text), Stream.concat(Stream.sync(() => decode.end().text)))
   })
+
+/**
+ * A Truncate that never truncates, for tests (as `FileSystem.layerNoop`): every output comes back
+ * whole with its totals, a stream is collected whole, the limits are `defaults`, configuration
+ * changes are kept nowhere. `partial` replaces any operation: a test that cares about one
+ * (recording the options `output` was given, cutting at 10 characters) states only that one.
+ */
+export const makeNoop = (partial: Partial<Truncate["Service"]> = {}): Truncate["Service"] =>
+  Truncate.of({
+    output: (text) => Effect.succeed(whole(text, LineWindow.measure(text))),
+    stream: (input) =>
+      Effect.suspend(() => {
+        // One decoder for the whole stream: a character may be split between two chunks.
+        const decoder = new TextDecoder()
+        const append = (text: string, chunk: string | Uint8Array) =>
+          text + (typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }))
+        return Effect.map(Stream.runFold(input, () => "", append), (text) => {
+          const all = text + decoder.decode()
+          return whole(all, LineWindow.measure(all))
+        })
+      }),
+    limits: () => defaults,
+    config: Effect.succeed({}),
+    update: () => Effect.void,
+    setToolConfig: () => Effect.void,
+    ...partial
+  })
+
+/** `makeNoop(partial)` as a layer. */
+export const layerNoop = (partial: Partial<Truncate["Service"]> = {}): Layer.Layer<Truncate> =>
+  Layer.succeed(Truncate, makeNoop(partial))

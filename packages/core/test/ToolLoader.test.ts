@@ -9,18 +9,7 @@ import { Events, ModuleLoader, Permission, Tool, ToolRegistry, Truncate, Workspa
 const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url))
 
 // Plain pass-through truncation: these tests are about loading.
-const PassThrough = Layer.succeed(
-  Truncate.Truncate,
-  Truncate.Truncate.of({
-    output: (text) =>
-      Effect.succeed({ content: text, truncated: false, totalBytes: 0, totalLines: 0, removedLines: 0, removedBytes: 0 }),
-    stream: () => Effect.die("unused"),
-    limits: () => ({ maxLines: 2000, maxBytes: 51200, direction: "head" }),
-    config: Effect.succeed({}),
-    update: () => Effect.void,
-    setToolConfig: () => Effect.void
-  })
-)
+const PassThrough = Truncate.layerNoop()
 
 const fakeWorkspace = (root: string) =>
   Layer.succeed(Workspace.Workspace, Workspace.Workspace.of({ root, resolve: () => Effect.die("unused"), contains: () => true }))

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Result, Stream } from "effect"
+import { Deferred, Effect, Fiber, Result, Stream } from "effect"
 import { ScriptedPermission, Testing } from "@agent-tools/testing"
 import { z } from "zod"
 import { Events, Permission, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
@@ -7,30 +7,22 @@ import { Events, Permission, Tool, ToolRegistry, Truncate } from "@agent-tools/c
 // A Truncate that records what the registry asked for and cuts at 10 characters: the registry's
 // job is deciding *whether* and *with what options* to truncate, which this makes visible.
 const truncateCalls: Array<Truncate.Options | undefined> = []
-const FakeTruncate = Layer.succeed(
-  Truncate.Truncate,
-  Truncate.Truncate.of({
-    output: (text, options) =>
-      Effect.sync(() => {
-        truncateCalls.push(options)
-        const truncated = text.length > 10
-        return {
-          content: truncated ? `${text.slice(0, 10)}[cut]` : text,
-          truncated,
-          outputPath: truncated ? "/spill/tool_1" : undefined,
-          totalBytes: text.length,
-          totalLines: 1,
-          removedLines: 0,
-          removedBytes: truncated ? text.length - 10 : 0
-        }
-      }),
-    stream: () => Effect.die("unused"),
-    limits: () => ({ maxLines: 2000, maxBytes: 51200, direction: "head" }),
-    config: Effect.succeed({}),
-    update: () => Effect.void,
-    setToolConfig: () => Effect.void
-  })
-)
+const FakeTruncate = Truncate.layerNoop({
+  output: (text, options) =>
+    Effect.sync(() => {
+      truncateCalls.push(options)
+      const truncated = text.length > 10
+      return {
+        content: truncated ? `${text.slice(0, 10)}[cut]` : text,
+        truncated,
+        outputPath: truncated ? "/spill/tool_1" : undefined,
+        totalBytes: text.length,
+        totalLines: 1,
+        removedLines: 0,
+        removedBytes: truncated ? text.length - 10 : 0
+      }
+    })
+})
 
 const Echo = Tool.define("echo", {
   description: "Echo the text back",
@@ -269,7 +261,7 @@ describe("ToolRegistry availability, hidden tools and the Dispatcher", () => {
             const one = yield* dispatcher.execute("echo", { text: args.text }, ctx)
             const listed = (yield* dispatcher.tools()).map((t) => t.id)
             return { title: "twice", output: `${one.output}${one.output}`, metadata: { listed, inner: one.metadata } }
-          }).pipe(Effect.mapError((e) => new Tool.ToolError({ tool: "twice", message: e.message })))
+          }).pipe(Effect.mapError((e) => new Tool.ToolError({ tool: "twice", reason: "other", message: e.message })))
       } satisfies Tool.Def<typeof parameters>
     })
   )

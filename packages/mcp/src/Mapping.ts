@@ -1,7 +1,8 @@
 /**
  * Pure mapping between registry tools and MCP shapes: the tool list entry (JSON Schema,
  * annotations), the call result (text content + `structuredContent: { title, metadata }`) and the
- * error result (`isError: true` with the message).
+ * error result (`isError: true` with the message, and `structuredContent: { error: { type, reason } }`
+ * for code to match on).
  */
 import { MetadataBound, type Tool } from "@agent-tools/core"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
@@ -139,7 +140,24 @@ export const toCallToolResult = (result: Tool.Result, maxBytes?: number): CallTo
   }
 }
 
-export const errorResult = (message: string): CallToolResult => ({
-  content: [{ type: "text", text: message }],
+/**
+ * What code can match on in a failed call's result, under `structuredContent.error`: `type` the
+ * error's tag (`ToolError`, `PermissionRejectedError`, `PermissionDeniedError`,
+ * `ToolUnavailableError`, `InvalidArgumentsError`) and `reason` where the error has one (a
+ * `ToolError`'s reason, e.g. `not-found` or `stale`; a `ToolUnavailableError`'s, e.g. `denied`).
+ */
+export interface ErrorData {
+  readonly type: string
+  readonly reason?: string | undefined
+}
+
+/** The error data of a failure (see `ErrorData`). */
+export const errorData = (failure: { readonly _tag: string; readonly reason?: unknown }): ErrorData =>
+  typeof failure.reason === "string" ? { type: failure._tag, reason: failure.reason } : { type: failure._tag }
+
+/** The MCP result of a failed call: the message for the model, the error data for code. */
+export const errorResult = (failure: { readonly _tag: string; readonly message: string; readonly reason?: unknown }): CallToolResult => ({
+  content: [{ type: "text", text: failure.message }],
+  structuredContent: { error: { ...errorData(failure) } },
   isError: true
 })

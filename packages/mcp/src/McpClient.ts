@@ -11,6 +11,7 @@ import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Tool, ToolNames } from "@agent-tools/core"
 import type { CallToolResult, Progress, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
@@ -47,6 +48,16 @@ export const toResult = (tool: string, result: CallToolResult): Tool.Result => {
   }
 }
 
+/**
+ * The reason of a remote tool's error: the one its `structuredContent.error.reason` names when it
+ * is one of ours (an agent-tools server sends it), else `other`.
+ */
+const remoteReason = (result: { readonly structuredContent?: Record<string, unknown> | undefined }): Tool.ToolErrorReason => {
+  const error = result.structuredContent?.error
+  const reason = typeof error === "object" && error !== null && "reason" in error ? error.reason : undefined
+  return Schema.is(Tool.ToolErrorReason)(reason) ? reason : "other"
+}
+
 /** The registry tool for one remote tool of a connected server. */
 export const definitionFor = (connection: Connection, remote: McpTool, id: string) => {
   // One permission per remote tool, named after the tool: its rules allow, ask or deny it whole.
@@ -73,11 +84,11 @@ export const definitionFor = (connection: Connection, remote: McpTool, id: strin
             metadata: { progress: p.progress, total: p.total }
           })))
         const result = yield* connection.call(remote.name, args, ctx.abort, (p) => void Queue.offerUnsafe(reports, p)).pipe(
-          Effect.mapError((e) => new Tool.ToolError({ tool: id, message: e.message })),
+          Effect.mapError((e) => new Tool.ToolError({ tool: id, reason: "unavailable", message: e.message, cause: e })),
           Effect.ensuring(Effect.andThen(Queue.end(reports), Fiber.join(forwarding)))
         )
         const mapped = toResult(remote.name, result)
-        if (result.isError === true) return yield* new Tool.ToolError({ tool: id, message: mapped.output })
+        if (result.isError === true) return yield* new Tool.ToolError({ tool: id, reason: remoteReason(result), message: mapped.output })
         return mapped
       })
   })

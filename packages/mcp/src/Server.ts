@@ -230,7 +230,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
     if (Result.isSuccess(outcome)) return Mapping.toCallToolResult(outcome.success, yield* MetadataBound.maxBytesOf(id, ctx))
     // An unknown tool is a protocol error (the MCP spec); every other failure goes to the model.
     if (outcome.failure._tag === "UnknownToolError") return yield* outcome.failure
-    return Mapping.errorResult(outcome.failure.message)
+    return Mapping.errorResult(outcome.failure)
   })
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {

@@ -33,7 +33,7 @@
  * relative PATH entry or a writable extra path) and checked again before each call.
  *
  * `layer` probes once, on first use, whether bwrap can create the namespaces here (user namespaces
- * may be disabled, or bwrap absent) and falls back to `Sandbox.unsandboxed` with the reason,
+ * may be disabled, or bwrap absent) and falls back to `Sandbox.none` with the reason,
  * logging a one-line warning (on the logger: stderr for the CLI and the MCP server).
  */
 import * as Config from "effect/Config"
@@ -490,7 +490,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
 })
 
 /**
- * The Sandbox for `options.mode`: bubblewrap when it works here, else `unsandboxed` with the
+ * The Sandbox for `options.mode`: bubblewrap when it works here, else `Sandbox.none` with the
  * reason (refusing every command under `required`). Whether bwrap works is probed on first use
  * (the first `status` or `wrap`, i.e. when the bash tool is built), not when the layer is built:
  * a process that never runs a command spawns nothing. Logs one warning, when the first command is
@@ -498,7 +498,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
  * a host that never runs bash is not told.
  */
 export const layer = (options: Options = {}): Layer.Layer<
-  never,
+  Sandbox.Sandbox,
   never,
   FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner
 > =>
@@ -506,7 +506,7 @@ export const layer = (options: Options = {}): Layer.Layer<
     Sandbox.Sandbox,
     Effect.gen(function*() {
       const mode = options.mode ?? "auto"
-      if (mode === "off") return Sandbox.unsandboxed("sandbox.mode is \"off\"", { env: options.env })
+      if (mode === "off") return Sandbox.none("sandbox.mode is \"off\"", { env: options.env })
       const services = yield* Effect.context<FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner>()
       const resolved = yield* Effect.cached(resolve(options, mode).pipe(Effect.provideContext(services)))
       return {
@@ -523,7 +523,7 @@ const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
     const required = mode === "required"
     const fallback = (reason: string) =>
       Effect.sync((): Sandbox.Service => {
-        const service = Sandbox.unsandboxed(reason, { required, env: options.env })
+        const service = Sandbox.none(reason, { required, env: options.env })
         const warning = Sandbox.warning({ sandboxed: false, reason, required })
         if (warning === null) return service
         let warned = false

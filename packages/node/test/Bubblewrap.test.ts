@@ -14,6 +14,7 @@ import { ConfigProvider, Effect, Layer, Scope } from "effect"
 import { ChildProcessSpawner } from "effect/process"
 import { Events, Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
 import { Bubblewrap } from "@agent-tools/node"
+import { Programs } from "@agent-tools/testing"
 import { Bash } from "@agent-tools/tools"
 
 const platform = Layer.mergeAll(
@@ -73,7 +74,12 @@ const sandboxed = (command: string, options: RunIn) =>
     Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { ...process.env, ...options.config } as Record<string, string> })))
   )
 
-const live = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) => it.live(name, body, 30_000)
+const bwrap = Programs.requires("bwrap")
+/** A test that runs real bwrap: skipped, saying so, where bwrap is not installed. */
+const live = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) =>
+  it.live.skipIf(!bwrap.ok)(`${name}${bwrap.note}`, body, 30_000)
+/** A test that needs no bwrap (the unsandboxed paths). */
+const liveAnywhere = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) => it.live(name, body, 30_000)
 
 /** Host pids whose command line contains `marker` (alive, not zombies). */
 const processesWith = (marker: string): Array<number> =>
@@ -337,7 +343,7 @@ describe("every process ends with the call", () => {
       }
     }))
 
-  live("control: without the sandbox a `setsid` process survives, and the result says it may", () =>
+  liveAnywhere("control: without the sandbox a `setsid` process survives, and the result says it may", () =>
     Effect.gen(function*() {
       const f = yield* scopedFixture
       const marker = `989.${process.pid}3`
@@ -428,7 +434,7 @@ describe("Bubblewrap.layer", () => {
       )
     }).pipe(Effect.provide(platform)))
 
-  live("without bwrap: unsandboxed with the reason; required refuses every command", () =>
+  liveAnywhere("without bwrap: unsandboxed with the reason; required refuses every command", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* status({ bwrap: "/nonexistent/bwrap" }), {
         sandboxed: false,
@@ -451,7 +457,7 @@ describe("Bubblewrap.layer", () => {
       )
     }))
 
-  live("another platform: unsandboxed, saying why; mode off: unsandboxed by choice", () =>
+  liveAnywhere("another platform: unsandboxed, saying why; mode off: unsandboxed by choice", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* status({ platform: "darwin" }), {
         sandboxed: false,

@@ -2,16 +2,16 @@
  * The keyring filter, compiled and loaded by real bwrap: the keyring calls fail with EPERM under
  * it, other calls work. Needs bwrap and python3 (for a raw `syscall`).
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { SandboxSeccomp } from "@agent-tools/node"
+import { Programs } from "@agent-tools/testing"
 
-const has = (program: string) => spawnSync(program, ["--version"], { stdio: "ignore" }).status === 0
-const hasBwrap = has("bwrap")
-const hasPython = has("python3")
+const hasBwrap = Programs.hasProgram("bwrap")
+const hasPython = Programs.hasProgram("python3")
 const native = process.arch === "x64" ? 250 : process.arch === "arm64" ? 219 : undefined
 
 /** Calls keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING) and getpid; prints the results. */

@@ -63,7 +63,7 @@ const findTool = Effect.fnUntraced(function*(id: string, agent: string) {
 
 export type ExplainError = ToolRegistry.UnknownToolError | ToolRegistry.ToolUnavailableError | Tool.CallError
 
-type Requirements = ToolRegistry.ToolRegistry | Permission.Permission
+type Requirements = ToolRegistry.ToolRegistry | Permission.Permission | Sandbox.Sandbox
 
 const decisionOf = (d: Permission.Decision): Decision => ({
   permission: d.permission,
@@ -95,7 +95,7 @@ export const explain: (
   }
   // A tool that cannot be offered here (no responder, no runner, a flag off) fails the call alike.
   const unavailable = yield* tool.unavailable
-  if (unavailable !== undefined) return yield* new ToolRegistry.ToolUnavailableError({ tool: tool.id, agent, reason: unavailable })
+  if (unavailable !== undefined) return yield* new ToolRegistry.ToolUnavailableError({ tool: tool.id, agent, reason: "unavailable", detail: unavailable })
   const valid = yield* tool.validate(args)
   if (tool.requests === undefined) return { tool: tool.id, action: "allow", source: "none", decisions: [] } satisfies Report
   // The context's ask is never called: `requests` only computes what the call would ask.

@@ -24,6 +24,7 @@ import {
   ProtectedPaths,
   QuestionResponder,
   Ripgrep,
+  Sandbox,
   SpillStorage,
   SubagentRunner,
   TodoStore,
@@ -133,6 +134,7 @@ export type Services =
   | Workspace.Workspace
   | ModuleLoader.ModuleLoader
   | Ripgrep.Ripgrep
+  | Sandbox.Sandbox
   | Bash.BashParser
   | TodoStore.TodoStore
   | QuestionResponder.QuestionResponder

@@ -12,6 +12,7 @@ import { Effect, Option, Scope } from "effect"
 import { Tool, ToolRegistry } from "@agent-tools/core"
 import { NodeAgentTools } from "@agent-tools/runtime"
 import type { AgentConfig } from "@agent-tools/runtime"
+import { Programs } from "@agent-tools/testing"
 
 const fixture = () => {
   const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-sandbox-")))
@@ -42,12 +43,16 @@ const inAgent = <A, E>(
     (f) => Effect.sync(f.cleanup)
   ).pipe(Effect.provide(NodeServices.layer))
 
-const live = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) => it.live(name, body, 30_000)
+/** A live test that needs `programs` on the host: skipped, naming the missing ones, where they are not. */
+const live = (name: string, programs: ReadonlyArray<string>, body: () => Effect.Effect<void, unknown, Scope.Scope>) => {
+  const needs = Programs.requires(...programs)
+  return it.live.skipIf(!needs.ok)(`${name}${needs.note}`, body, 30_000)
+}
 
 const allowAll = { bash: { "*": "allow" as const }, edit: "allow" as const }
 
 describe("bash in the sandbox", () => {
-  live("metadata.sandboxed is true by default on Linux with bwrap", () =>
+  live("metadata.sandboxed is true by default on Linux with bwrap", ["bwrap"], () =>
     inAgent({ permission: allowAll }, "reject", () =>
       Effect.gen(function*() {
         const result = yield* bash("echo hi")
@@ -58,7 +63,7 @@ describe("bash in the sandbox", () => {
         assert.include(Option.getOrThrow(tool).description, "- Commands run in a sandbox: the workspace and a private temp directory are writable")
       })))
 
-  live("mode off: metadata.sandboxed is false, with the reason", () =>
+  live("mode off: metadata.sandboxed is false, with the reason", [], () =>
     inAgent({ permission: allowAll, sandbox: { mode: "off" } }, "reject", () =>
       Effect.gen(function*() {
         const result = yield* bash("echo hi")
@@ -68,7 +73,7 @@ describe("bash in the sandbox", () => {
         assert.notInclude(Option.getOrThrow(tool).description, "Commands run in a sandbox")
       })))
 
-  live("a path the analysis cannot see is hidden by the kernel, and the result says why", () =>
+  live("a path the analysis cannot see is hidden by the kernel, and the result says why", ["bwrap", "python3", "perl"], () =>
     inAgent({ permission: { ...allowAll, external_directory: "deny" } }, "allow", (f) =>
       Effect.gen(function*() {
         const result = yield* bash(`/usr/bin/python3 -c "print(open('../' + 'outside/secret').read())"`)
@@ -90,7 +95,7 @@ describe("bash in the sandbox", () => {
         assert.deepStrictEqual(readdirSync(f.outside), ["secret"])
       })))
 
-  live("an outside path approved for a call is visible in that call only", () =>
+  live("an outside path approved for a call is visible in that call only", ["bwrap", "python3"], () =>
     inAgent({ permission: { ...allowAll, external_directory: "ask" } }, "allow", (f) =>
       Effect.gen(function*() {
         const approved = yield* bash(`cat ${f.outside}/secret`)
@@ -100,7 +105,7 @@ describe("bash in the sandbox", () => {
         assert.include(next.output, "No such file or directory")
       })))
 
-  live("allowing every outside path except some keeps the outside hidden from unanalysed code", () =>
+  live("allowing every outside path except some keeps the outside hidden from unanalysed code", ["bwrap", "python3"], () =>
     inAgent({ permission: { ...allowAll, external_directory: { "*": "allow", "*/outside/*": "deny" } } }, "allow", (f) =>
       Effect.gen(function*() {
         const result = yield* bash(`/usr/bin/python3 -c "print(open('${f.outside}/' + 'secret').read())"`)
@@ -109,7 +114,7 @@ describe("bash in the sandbox", () => {
         assert.include(result.output, "No such file or directory")
       })))
 
-  live("an approved write is mounted writable for that call", () =>
+  live("an approved write is mounted writable for that call", ["bwrap"], () =>
     inAgent({ permission: { ...allowAll, external_directory: "ask" } }, "allow", (f) =>
       Effect.gen(function*() {
         const result = yield* bash(`echo x > ${f.outside}/new && echo done`)
@@ -117,7 +122,7 @@ describe("bash in the sandbox", () => {
         assert.deepStrictEqual(readdirSync(f.outside).toSorted(), ["new", "secret"])
       })))
 
-  live("mode required without a sandbox refuses to run, before anything is asked", () =>
+  live("mode required without a sandbox refuses to run, before anything is asked", [], () =>
     Effect.gen(function*() {
       const f = yield* Effect.acquireRelease(Effect.sync(fixture), (f) => Effect.sync(f.cleanup))
       try {

@@ -14,17 +14,10 @@ import { Effect, Exit, Scope } from "effect"
 import { Tool, ToolRegistry } from "@agent-tools/core"
 import { Explain, NodeAgentTools } from "@agent-tools/runtime"
 import type { AgentConfig } from "@agent-tools/runtime"
+import { Programs } from "@agent-tools/testing"
 
-const has = (program: string) => {
-  try {
-    execFileSync("sh", ["-c", `command -v ${program}`], { stdio: "ignore" })
-    return true
-  } catch {
-    return false
-  }
-}
-const hasBwrap = has("bwrap")
-const hasGit = has("git")
+const hasBwrap = Programs.hasProgram("bwrap")
+const hasGit = Programs.hasProgram("git")
 
 const git = (cwd: string, ...args: Array<string>) =>
   execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" })

@@ -3,7 +3,6 @@
  * exist, which are masked for a call; and the probe's fallback when bwrap cannot forbid nested
  * user namespaces (a stand-in bwrap that refuses `--disable-userns`).
  */
-import { spawnSync } from "node:child_process"
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -13,8 +12,9 @@ import { Effect } from "effect"
 import { Sandbox } from "@agent-tools/core"
 import { AgentConfig, ConfigNarrowing } from "@agent-tools/runtime"
 import { Bubblewrap, SandboxHardening, SandboxLimits } from "@agent-tools/node"
+import { Programs } from "@agent-tools/testing"
 
-const hasBwrap = spawnSync("bwrap", ["--version"], { stdio: "ignore" }).status === 0
+const hasBwrap = Programs.hasProgram("bwrap")
 
 describe("SandboxLimits.candidates", () => {
   it("cgroup v1: under this process's pids cgroup; v2: beside its own cgroup, or under the root", () => {

@@ -18,7 +18,7 @@ import { Events, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate
 import { Explain, NodeAgentTools } from "@agent-tools/runtime"
 import { Bubblewrap } from "@agent-tools/node"
 import type { AgentConfig } from "@agent-tools/runtime"
-import { ScriptedPermission } from "@agent-tools/testing"
+import { Programs, ScriptedPermission } from "@agent-tools/testing"
 import { Bash } from "@agent-tools/tools"
 
 const platform = Layer.mergeAll(
@@ -140,7 +140,7 @@ const sandboxed = (command: string, options: RunIn) =>
     Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: process.env as Record<string, string> })))
   )
 
-const hasBwrap = spawnSync("bwrap", ["--version"]).status === 0
+const hasBwrap = Programs.hasProgram("bwrap")
 
 const live = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) =>
   hasBwrap ? it.live(name, body, 30_000) : it.skip(`${name} (skipped: bwrap is not installed)`, () => {})

@@ -23,7 +23,7 @@ export interface Call {
 
 export interface Recording {
   /** Provides the twin as the `Sandbox`. */
-  readonly layer: Layer.Layer<never>
+  readonly layer: Layer.Layer<Sandbox.Sandbox>
   readonly service: Sandbox.Service
   /** Every `wrap`, in order. */
   readonly calls: ReadonlyArray<Call>

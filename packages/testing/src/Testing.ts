@@ -1,8 +1,8 @@
 /**
  * The test twin of `@agent-tools/runtime`'s layer: one layer with everything a tool call needs — a
  * registry of the given tools, permission rules, a spill store, Truncate, FileTime, Events,
- * Workspace and a portable Ripgrep — over an in-memory workspace holding `files` (or over the
- * platform a test brings). A test states its files, rules and tools instead of assembling services.
+ * Workspace, a portable Ripgrep and a Sandbox (none unless given) — over an in-memory workspace
+ * holding `files` (or over the platform a test brings). A test states its files, rules and tools instead of assembling services.
  */
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
@@ -15,6 +15,7 @@ import {
   Permission,
   Ripgrep,
   RipgrepPortable,
+  Sandbox,
   SpillStorage,
   Tool,
   ToolRegistry,
@@ -60,6 +61,12 @@ export interface Options<S = never> {
    * for the tools and for every service built here.
    */
   readonly services?: Layer.Layer<S, never, FileSystem.FileSystem | Path.Path> | undefined
+  /**
+   * The sandbox commands run in. Default: `Sandbox.layerNone` with the reason `noSandbox`, so a
+   * test's bash results say `sandboxed: false`; pass `RecordingSandbox.make().layer` to see what a
+   * tool asks the sandbox for, or the bubblewrap layer for real confinement.
+   */
+  readonly sandbox?: Layer.Layer<Sandbox.Sandbox> | undefined
   /** Modules custom tools and plugins import by name (`ModuleLoader.layerMemory`). */
   readonly modules?: Record<string, Record<string, unknown>> | undefined
 }
@@ -75,8 +82,12 @@ export type Services =
   | Workspace.Workspace
   | ModuleLoader.ModuleLoader
   | Ripgrep.Ripgrep
+  | Sandbox.Sandbox
   | FileSystem.FileSystem
   | Path.Path
+
+/** The reason `layer`'s default sandbox gives for running commands unconfined. */
+export const noSandbox = "the test kit runs commands without a sandbox (pass `sandbox` to Testing.layer for one)"
 
 const spillLayer = (spill: Options["spill"]): Layer.Layer<SpillStorage.SpillStorage, never, FileSystem.FileSystem | Path.Path> =>
   spill === undefined || spill === "memory"
@@ -97,7 +108,8 @@ export const layer = <S = never>(options: Options<S> = {}): Layer.Layer<Services
     spillLayer(options.spill),
     Events.layer(),
     ModuleLoader.layerMemory(options.modules ?? {}),
-    FileTime.layer(options.fileTime)
+    FileTime.layer(options.fileTime),
+    options.sandbox ?? Sandbox.layerNone(noSandbox)
   ).pipe(Layer.merge(user))
   const core = Layer.mergeAll(
     Truncate.layer(options.truncation),

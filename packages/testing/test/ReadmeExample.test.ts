@@ -18,7 +18,7 @@ const CountLines = Tool.define("count_lines", Effect.gen(function*() {
     description: "Count the lines of a file",
     parameters: Parameters,
     execute: Effect.fn("CountLines.execute")(function*(args: z.output<typeof Parameters>, ctx: Tool.Context) {
-      const toolError = (e: { message: string }) => new Tool.ToolError({ tool: "count_lines", message: e.message })
+      const toolError = (e: { message: string }) => new Tool.ToolError({ tool: "count_lines", reason: "io", message: e.message, cause: e })
       const file = yield* workspace.resolve(args.filePath).pipe(Effect.mapError(toolError))
       if (!file.inside && !file.spill) {
         // Ask with the REAL target: a symlink in the workspace may point anywhere.

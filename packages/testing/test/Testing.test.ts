@@ -19,22 +19,15 @@ const Touch = Tool.define("touch", {
 })
 
 // A Truncate that replaces any output over 10 characters by "[cut]".
-const Cutting = Layer.succeed(
-  Truncate.Truncate,
-  Truncate.Truncate.of({
-    output: (text) =>
-      Effect.succeed(
-        text.length > 10
-          ? { content: "[cut]", truncated: true, totalBytes: text.length, totalLines: 1, removedLines: 0, removedBytes: text.length }
-          : { content: text, truncated: false, totalBytes: text.length, totalLines: 1, removedLines: 0, removedBytes: 0 }
-      ),
-    stream: () => Effect.die("unused"),
-    limits: () => ({ maxLines: 1, maxBytes: 1, direction: "head" }),
-    config: Effect.succeed({}),
-    update: () => Effect.void,
-    setToolConfig: () => Effect.void
-  })
-)
+const Cutting = Truncate.layerNoop({
+  output: (text) =>
+    Effect.succeed(
+      text.length > 10
+        ? { content: "[cut]", truncated: true, totalBytes: text.length, totalLines: 1, removedLines: 0, removedBytes: text.length }
+        : { content: text, truncated: false, totalBytes: text.length, totalLines: 1, removedLines: 0, removedBytes: 0 }
+    ),
+  limits: () => ({ maxLines: 1, maxBytes: 1, direction: "head" })
+})
 
 describe("Testing.layer", () => {
   it.effect("a registry of the given tools over the in-memory workspace, truncating through the memory spill store", () =>

@@ -36,6 +36,12 @@ describe("MCP servers in the node layer", () => {
         assert.deepStrictEqual(result, { title: "echo", output: "over stdio", metadata: { truncated: false } })
         const failure = yield* Effect.flip(registry.execute("up_fails", {}, ctx))
         assert.strictEqual(failure.message, "it went wrong")
+        assert.strictEqual((failure as Tool.ToolError).reason, "other")
+        // An agent-tools server's error data comes back as the reason; an unknown one is `other`.
+        const stale = yield* Effect.flip(registry.execute("up_fails", { reason: "stale" }, ctx))
+        assert.deepStrictEqual([stale._tag, (stale as Tool.ToolError).reason], ["ToolError", "stale"])
+        const unknown = yield* Effect.flip(registry.execute("up_fails", { reason: "on fire" }, ctx))
+        assert.strictEqual((unknown as Tool.ToolError).reason, "other")
         // Listing again reuses the running server.
         yield* registry.tools()
         assert.strictEqual((yield* logLines(dirs.log)).length, 1)

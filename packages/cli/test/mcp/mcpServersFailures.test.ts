@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Logger } from "effect"
+import { TestClock } from "effect/testing"
 import { Tool, ToolRegistry } from "@agent-tools/core"
 import { NodeAgentTools } from "@agent-tools/runtime"
 import { McpServers } from "@agent-tools/mcp"
@@ -15,7 +16,8 @@ import { awaitLog, logLines, makeDirs, stack, stdioServer } from "./upstream.ts"
 const context = Tool.makeContext({ sessionID: "mcp-client-failures" })
 
 describe("MCP servers that fail", () => {
-  it.live("a crash fails the call naming the server; a call after the back-off restarts it", () =>
+  // On the test clock: the back-off passes by adjusting the clock, not by waiting for it.
+  it.effect("a crash fails the call naming the server; a call after the back-off restarts it", () =>
     Effect.gen(function*() {
       const dirs = yield* makeDirs()
       yield* Effect.gen(function*() {
@@ -31,7 +33,7 @@ describe("MCP servers that fail", () => {
         assert.strictEqual(during.message, down)
         assert.include((yield* registry.tools()).map((t) => t.id), "up_echo")
 
-        yield* Effect.sleep("1100 millis")
+        yield* TestClock.adjust("1100 millis")
         assert.strictEqual((yield* registry.execute("up_echo", { text: "back" }, ctx)).output, "back")
         const second = Number((yield* registry.execute("up_pid", {}, ctx)).output)
         assert.notStrictEqual(second, first)
@@ -94,7 +96,7 @@ describe("MCP servers that fail", () => {
       })))
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), { timeout: 60_000 })
 
-  it.live("too many failures within the window: the server is not started again", () =>
+  it.effect("too many failures within the window: the server is not started again", () =>
     Effect.gen(function*() {
       const dirs = yield* makeDirs()
       yield* Effect.gen(function*() {
@@ -106,7 +108,7 @@ describe("MCP servers that fail", () => {
         const ctx = yield* context
         const first = yield* Effect.flip(registry.execute("gone_x", {}, ctx))
         assert.include(first.message, "(failure 1 of 2 allowed within 60 s)")
-        yield* Effect.sleep("50 millis")
+        yield* TestClock.adjust("50 millis")
         const second = yield* Effect.flip(registry.execute("gone_x", {}, ctx))
         assert.strictEqual(
           second.message,

@@ -120,15 +120,21 @@ layer(Live, { timeout: "60 seconds" })("MCP server over stdio", (it) => {
       })
     }))
 
-  it.effect("a failure is isError with the message; a bad call is followed by a good one", () =>
+  it.effect("a failure is isError with the message and its error data; a bad call is followed by a good one", () =>
     Effect.gen(function*() {
       const { call } = yield* Connection
       assert.deepStrictEqual(yield* call("fail", { message: "disk on fire" }), {
         content: [{ type: "text", text: "disk on fire" }],
+        structuredContent: { error: { type: "ToolError", reason: "other" } },
         isError: true
       })
       const bad = yield* call("echo", { text: 5 })
       assert.strictEqual(bad.isError, true)
+      assert.deepStrictEqual(bad.structuredContent, { error: { type: "InvalidArgumentsError" } })
+      // A real tool's reason, for a client to match on instead of the text.
+      const missing = yield* call("read", { filePath: "no-such-file.txt" })
+      assert.strictEqual(missing.isError, true)
+      assert.deepStrictEqual(missing.structuredContent, { error: { type: "ToolError", reason: "not-found" } })
       assert.strictEqual(
         text(bad),
         "The echo tool was called with invalid arguments:\n- text: Invalid input: expected string, received number\n" +
@@ -203,6 +209,7 @@ layer(Live, { timeout: "60 seconds" })("MCP server over stdio", (it) => {
       onElicit(() => ({ action: "decline" }))
       assert.deepStrictEqual(yield* call("guarded", { target: "declined.ts" }), {
         content: [{ type: "text", text: "The user rejected permission to use this specific tool call." }],
+        structuredContent: { error: { type: "PermissionRejectedError" } },
         isError: true
       })
       onElicit(() => ({ action: "cancel" }))

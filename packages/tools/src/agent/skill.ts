@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url"
 import * as z from "zod"
 import { Permission, PermissionRules, Tool, Workspace } from "@agent-tools/core"
 import { displayPath } from "../file/common.ts"
+import { fsErrorReason } from "../file/files.ts"
 import { locate, withExternal } from "../shared/access.ts"
 import * as Descriptions from "./descriptions.ts"
 import * as Skills from "./skills.ts"
@@ -38,6 +39,7 @@ export const SkillTool = Tool.define(
       return skill !== undefined ? Effect.succeed(skill) : Effect.fail(
         new Tool.ToolError({
           tool: "skill",
+          reason: "not-found",
           message: `Skill "${name}" not found. Available skills: ${skills.map((s) => s.name).join(", ") || "none"}`
         })
       )
@@ -62,7 +64,9 @@ export const SkillTool = Tool.define(
       const { skill, real, requests } = yield* prepare(args)
       yield* ctx.askAll(requests)
       const text = yield* fs.readFileString(real).pipe(
-        Effect.mapError((e) => new Tool.ToolError({ tool: "skill", message: `Skill "${skill.name}" could not be read: ${e.message}` }))
+        Effect.mapError((e) =>
+          new Tool.ToolError({ tool: "skill", reason: fsErrorReason(e), message: `Skill "${skill.name}" could not be read: ${e.message}`, cause: e })
+        )
       )
       const body = Skills.frontMatter(text)?.body ?? text
       const files = yield* Skills.sampleFiles(skill.dir, Descriptions.SKILL_FILES_LIMIT).pipe(

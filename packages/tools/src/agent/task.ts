@@ -32,6 +32,7 @@ export const TaskTool = Tool.define(
     const unknown = (type: string) =>
       new Tool.ToolError({
         tool: "task",
+        reason: "not-found",
         message: `Unknown agent type: ${type} is not a valid agent type. Available agent types: ${
           agents.map((a) => a.name).join(", ") || "none"
         }`
@@ -41,6 +42,7 @@ export const TaskTool = Tool.define(
       const depth = ctx.depth ?? 0
       return depth < SubagentRunner.MAX_DEPTH ? undefined : new Tool.ToolError({
         tool: "task",
+        reason: "denied",
         message: `A sub-agent cannot start another sub-agent here: this call is ${depth} sub-agents deep and at most ${SubagentRunner.MAX_DEPTH} may be nested. Do the task with your own tools instead.`
       })
     }
@@ -77,7 +79,9 @@ export const TaskTool = Tool.define(
           description: args.description,
           prompt: args.prompt,
           abort: ctx.abort
-        }).pipe(Effect.mapError((e) => new Tool.ToolError({ tool: "task", message: `The ${args.subagent_type} agent failed: ${e.message}` })))
+        }).pipe(Effect.mapError((e) =>
+          new Tool.ToolError({ tool: "task", reason: "other", message: `The ${args.subagent_type} agent failed: ${e.message}`, cause: e })
+        ))
         return {
           title: args.description,
           output: `task_id: ${outcome.taskID} (for resuming to continue this task if needed)\n\n<task_result>\n${outcome.output}\n</task_result>`,

@@ -43,7 +43,8 @@ export const parameters = z.object({
 
 export type Parameters = z.output<typeof parameters>
 
-const fail = (message: string) => new Tool.ToolError({ tool: "bash", message })
+const fail = (reason: Tool.ToolErrorReason, message: string, cause?: unknown) =>
+  new Tool.ToolError({ tool: "bash", reason, message, ...(cause === undefined ? {} : { cause }) })
 
 /** bash's own truncation preference, below any configuration: the end of a build or test run is where the error is. */
 const TRUNCATION: Truncate.Settings = { direction: "head+tail" }
@@ -80,14 +81,15 @@ export const BashTool = Tool.define(
     const analysePlan = Effect.fn("BashTool.prepare")(function*(args: Parameters) {
       const cwd = directoryOf(workspace.root, args.workdir)
       if (args.workdir !== undefined) {
-        const info = yield* fs.stat(cwd).pipe(Effect.mapError(() => fail(`workdir ${args.workdir} does not exist (${cwd})`)))
-        if (info.type !== "Directory") return yield* fail(`workdir ${args.workdir} is not a directory (${cwd})`)
+        const info = yield* fs.stat(cwd).pipe(Effect.mapError((e) => fail("not-found", `workdir ${args.workdir} does not exist (${cwd})`, e)))
+        if (info.type !== "Directory") return yield* fail("invalid", `workdir ${args.workdir} is not a directory (${cwd})`)
       }
       const analysis = yield* analyzer.analyze(parsers.parser, args.command, { cwd, home: env.home }).pipe(
-        Effect.mapError((e) => fail(e.message))
+        // Too large or too deep to analyse; else the parser could not be loaded.
+        Effect.mapError((e) => fail(e._tag === "BashAnalysisError" ? "too-large" : "unavailable", e.message, e))
       )
       const planned = yield* provide(plan(analysis, { workdir: args.workdir, description: args.description })).pipe(
-        Effect.mapError((e) => fail(e.message))
+        Effect.mapError((e) => fail("io", e.message, e))
       )
       return { cwd, planned }
     })
@@ -123,16 +125,16 @@ export const BashTool = Tool.define(
       Effect.andThen(configuredShell, select(env, (p) => Effect.map(trusted(p), Result.isSuccess), config.shell))
     )
     const checkShell = (file: string) =>
-      Effect.flatMap(trusted(file), (r) => Result.isFailure(r) ? fail(`the shell ${r.failure.message}`) : Effect.void)
+      Effect.flatMap(trusted(file), (r) => Result.isFailure(r) ? fail("denied", `the shell ${r.failure.message}`, r.failure) : Effect.void)
     /** Under `sandbox.mode: required` without a sandbox, nothing is asked and nothing runs. */
     const refused = !status.sandboxed && status.required
-      ? fail(`sandbox.mode is "required" but no sandbox can run here: ${status.reason}. The command was not run.`)
+      ? fail("unavailable", `sandbox.mode is "required" but no sandbox can run here: ${status.reason}. The command was not run.`)
       : Effect.void
 
     const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context) {
       const patch = patchOf(args)
       if (patch !== undefined) return yield* patch.execute(ctx)
-      if (Result.isFailure(shell)) return yield* fail(shell.failure.message)
+      if (Result.isFailure(shell)) return yield* fail("unavailable", shell.failure.message, shell.failure)
       yield* refused
       yield* checkShell(shell.success.path)
       const { cwd, planned } = yield* prepare(args)
@@ -169,8 +171,8 @@ export const BashTool = Tool.define(
         sandbox: { service: sandbox, policy }
       })).pipe(
         Effect.catchTags({
-          SandboxError: (e) => fail(`could not set up the sandbox: ${e.message}`),
-          SpawnError: (e) => fail(`could not start ${shell.success.path}: ${e.message}`)
+          SandboxError: (e) => fail(e.reason === "unavailable" ? "unavailable" : "io", `could not set up the sandbox: ${e.message}`, e),
+          SpawnError: (e) => fail("io", `could not start ${shell.success.path}: ${e.message}`, e)
         })
       )
 

@@ -16,7 +16,7 @@ import { editRequests } from "../shared/protected.ts"
 import { type FileDiff, type Span, spanDiff, unifiedDiff } from "./diff.ts"
 import { giveBack } from "./buffers.ts"
 import { overlapping } from "./rebase.ts"
-import { atomicWrite, describeFsError, ensureDirectory, type Entry, inspect, MAX_EDIT_BYTES, readKnownSize } from "./files.ts"
+import { atomicWrite, describeFsError, ensureDirectory, fsErrorReason, type Entry, inspect, MAX_EDIT_BYTES, readKnownSize } from "./files.ts"
 import { similarity } from "./replacers/similarity.ts"
 import { decode, type Decoded, encode, encodeChange, encodingLabel, isBinary, isUnencodable, type Unencodable } from "./text.ts"
 
@@ -29,7 +29,12 @@ export type Services =
   | Events.Events
   | Truncate.Truncate
 
-export const fail = (tool: string, message: string) => Effect.fail(new Tool.ToolError({ tool, message }))
+export const fail = (tool: string, reason: Tool.ToolErrorReason, message: string, cause?: unknown) =>
+  Effect.fail(new Tool.ToolError({ tool, reason, message, ...(cause === undefined ? {} : { cause }) }))
+
+/** A file-system failure as a tool error: `what` (`Cannot read x`) and why, the platform error kept as cause. */
+export const fsFailure = (tool: string, what: string, e: PlatformError, after = "") =>
+  new Tool.ToolError({ tool, reason: fsErrorReason(e), message: `${what}: ${describeFsError(e)}${after}`, cause: e })
 
 /** The path shown to the model and used in `edit` permission patterns: relative inside the workspace. */
 export const displayPath = Effect.fnUntraced(function*(resolved: Workspace.Resolved) {
@@ -48,10 +53,10 @@ type Changeable = Extract<Entry, { _tag: "File" | "Missing" }>
 /** Fails on a directory or a special file; `Cannot read` on a file-system error. */
 const lookUp = Effect.fnUntraced(function*(tool: string, real: string, shown: string) {
   const entry = yield* inspect(real).pipe(
-    Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot read ${shown}: ${describeFsError(e)}` }))
+    Effect.mapError((e) => fsFailure(tool, `Cannot read ${shown}`, e))
   )
-  if (entry._tag === "Directory") return yield* fail(tool, `Path is a directory, not a file: ${shown}`)
-  if (entry._tag === "Other") return yield* fail(tool, `Path is not a regular file: ${shown}`)
+  if (entry._tag === "Directory") return yield* fail(tool, "is-directory", `Path is a directory, not a file: ${shown}`)
+  if (entry._tag === "Other") return yield* fail(tool, "is-directory", `Path is not a regular file: ${shown}`)
   return entry satisfies Changeable
 })
 
@@ -69,15 +74,16 @@ const readText = Effect.fnUntraced(function*(
   if (entry.size > MAX_EDIT_BYTES && !anySize) {
     return yield* fail(
       tool,
+      "too-large",
       `File ${shown} is too large to edit (${entry.size} bytes; the limit is ${MB(MAX_EDIT_BYTES)}). ` +
         "Use bash (sed, a script) for changes to files this size."
     )
   }
   const bytes = yield* readKnownSize(real, entry.size, EDIT_ROOM).pipe(
-    Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot read ${shown}: ${describeFsError(e)}` }))
+    Effect.mapError((e) => fsFailure(tool, `Cannot read ${shown}`, e))
   )
   if (isBinary(real, bytes)) {
-    return yield* fail(tool, `${shown} is a binary file; the ${tool} tool only changes text files.`)
+    return yield* fail(tool, "binary", `${shown} is a binary file; the ${tool} tool only changes text files.`)
   }
   return bytes
 })
@@ -93,14 +99,20 @@ const assertFresh = (tool: string, sessionID: string, real: string, bytes: Uint8
       Effect.as(undefined),
       Effect.catchTag("FileModifiedError", (e) =>
         rebase
-          ? Effect.flatMap(ft.base(sessionID, real), (base) => base === undefined ? Effect.fail(e) : Effect.succeed({ base, refusal: e.message }))
+          ? Effect.flatMap(ft.base(sessionID, real), (base) => base === undefined ? Effect.fail(e) : Effect.succeed({ base, refusal: e }))
           : Effect.fail(e))
     )
   ).pipe(
     Effect.mapError((e) =>
-      new Tool.ToolError({ tool, message: e._tag === "PlatformError" ? `Cannot check ${real}: ${describeFsError(e)}` : e.message })
+      e._tag === "PlatformError"
+        ? fsFailure(tool, `Cannot check ${real}`, e)
+        : new Tool.ToolError({ tool, reason: e._tag === "FileNotReadError" ? "not-read" : "stale", message: e.message, cause: e })
     )
   )
+
+/** A change refused because the file changed since the session read it. */
+const staleError = (tool: string, refusal: FileTime.FileModifiedError) =>
+  new Tool.ToolError({ tool, reason: "stale", message: refusal.message, cause: refusal })
 
 /** What a re-based change says in its result. */
 export const REBASED_NOTE = "The file had been changed since you read it, in other lines than this edit touches: " +
@@ -185,7 +197,7 @@ export const transaction = <A, R>(
       Effect.gen(function*() {
         const entry = yield* lookUp(tool, real, shown)
         let read: { readonly bytes: Uint8Array; readonly decoded: Decoded } | undefined
-        let stale: { readonly base: Uint8Array; readonly refusal: string } | undefined
+        let stale: { readonly base: Uint8Array; readonly refusal: FileTime.FileModifiedError } | undefined
         if (entry._tag === "File") {
           const bytes = yield* readText(tool, real, shown, entry, options.anySize === true).pipe(Scope.provide(reading))
           if (!closeAfterRename) yield* Scope.close(reading, Exit.void)
@@ -214,7 +226,7 @@ export const transaction = <A, R>(
         const changed = yield* (stale === undefined
           ? change(current)
           // On the current content the edit may no longer apply: the file changed where it edits.
-          : Effect.mapError(change(current), () => new Tool.ToolError({ tool, message: stale.refusal })))
+          : Effect.mapError(change(current), () => staleError(tool, stale.refusal)))
         let bytes: Uint8Array
         let diff: FileDiff
         if ("bytes" in changed) {
@@ -231,7 +243,7 @@ export const transaction = <A, R>(
         // UTF-16 is not compared by lines of bytes: refused as before.
         const utf16 = read !== undefined && ((read.bytes[0] === 0xff && read.bytes[1] === 0xfe) || (read.bytes[0] === 0xfe && read.bytes[1] === 0xff))
         if (stale !== undefined && read !== undefined && (utf16 || overlapping(stale.base, read.bytes, bytes))) {
-          return yield* fail(tool, stale.refusal)
+          return yield* staleError(tool, stale.refusal)
         }
         yield* commit(tool, ctx.sessionID, real, bytes, entry)
         return {
@@ -257,6 +269,7 @@ const encodeFor = (tool: string, shown: string, decoded: Pick<Decoded, "encoding
   if (!isUnencodable(bytes)) return Effect.succeed(bytes)
   return fail(
     tool,
+    "encoding",
     `${shown} is encoded as ${encodingLabel(decoded)}, which cannot hold ${JSON.stringify(bytes.char)} ` +
       `(U+${bytes.char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}, line ${bytes.line} of the new content). ` +
       "Nothing was written. Use characters the file's encoding has, or convert the file to UTF-8 first."
@@ -313,7 +326,7 @@ const commit = Effect.fnUntraced(function*(
   const fileTime = yield* FileTime.FileTime
   const wrap = <A, R>(effect: Effect.Effect<A, PlatformError, R>) =>
     effect.pipe(
-      Effect.mapError((e) => new Tool.ToolError({ tool, message: `Cannot write ${real}: ${describeFsError(e)}. Nothing was changed.` }))
+      Effect.mapError((e) => fsFailure(tool, `Cannot write ${real}`, e, ". Nothing was changed."))
     )
   if (entry._tag === "Missing") yield* wrap(ensureDirectory(path.dirname(real)))
   yield* wrap(atomicWrite(real, bytes, entry._tag === "File" ? { mode: entry.mode, links: entry.links } : {}))

@@ -23,7 +23,7 @@ import { editBytes } from "./editBytes.ts"
 import { EDIT } from "./descriptions.ts"
 import { diagnosticsAfterChange, THIS_FILE } from "./diagnostics.ts"
 import { applyEdit, type EditOutcome } from "./editText.ts"
-import { describe, formatRange, matchedNote } from "./replacers/messages.ts"
+import { describe, formatRange, matchedNote, reasonOf } from "./replacers/messages.ts"
 import type { LineRange, StrategyName } from "./replacers/index.ts"
 import { type Decoded, encodingLabel } from "./text.ts"
 
@@ -83,7 +83,7 @@ export const runEdits = Effect.fnUntraced(function*(
       const reports: Array<EditReport> = []
       if (decoded === undefined) {
         if (first.oldString !== "") {
-          return yield* fail(tool, label(0) + notFoundMessage(shown, yield* similarNames(real)))
+          return yield* fail(tool, "not-found", label(0) + notFoundMessage(shown, yield* similarNames(real)))
         }
         text = first.newString
         encoding = { encoding: "utf-8", bom: false }
@@ -92,6 +92,7 @@ export const runEdits = Effect.fnUntraced(function*(
         if (entry._tag === "File" && first.oldString === "") {
           return yield* fail(
             tool,
+            "invalid",
             label(0) +
               `oldString cannot be empty when editing an existing file (${shown}). Provide the exact text to replace, ` +
               "or use the write tool to replace the whole file."
@@ -106,7 +107,7 @@ export const runEdits = Effect.fnUntraced(function*(
         const outcome = applyEdit(text, edit.oldString, edit.newString, edit.replaceAll ?? false)
         if (outcome._tag !== "Edited") {
           const why = describe(outcome, shown, text, edit.oldString)
-          return yield* fail(tool, label(i) + why + (edits.length > 1 ? `\nNo changes were written to ${shown}.` : ""))
+          return yield* fail(tool, reasonOf(outcome), label(i) + why + (edits.length > 1 ? `\nNo changes were written to ${shown}.` : ""))
         }
         text = outcome.text
         // One edit of the file's text knows what it changed; after several, the texts are compared.
@@ -166,7 +167,7 @@ export const EditTool = Tool.define(
         callRequests("edit", args).pipe(Effect.provideContext(services)),
       execute: Effect.fn("EditTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
         if (args.oldString === args.newString) {
-          return yield* fail("edit", "No changes to apply: oldString and newString are identical.")
+          return yield* fail("edit", "invalid", "No changes to apply: oldString and newString are identical.")
         }
         const result = yield* runEdits("edit", ctx, args, [args], () => "")
         yield* events.publish({ _tag: "FileEdited", path: result.real, tool: "edit", sessionID: ctx.sessionID })

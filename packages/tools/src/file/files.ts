@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Random from "effect/Random"
 import type { PlatformError } from "effect/PlatformError"
+import type { Tool } from "@agent-tools/core"
 import { takeBuffer } from "./buffers.ts"
 
 /**
@@ -148,6 +149,10 @@ export const ensureDirectory = Effect.fnUntraced(function*(
 })
 
 /** Model-facing text for a file-system failure, without a stack. */
+/** The reason of a tool error for a file-system failure: a missing path, access refused, else I/O. */
+export const fsErrorReason = (e: PlatformError): Tool.ToolErrorReason =>
+  e.reason._tag === "NotFound" ? "not-found" : e.reason._tag === "PermissionDenied" ? "denied" : "io"
+
 export const describeFsError = (e: PlatformError): string => {
   const reason = e.reason
   switch (reason._tag) {

@@ -42,7 +42,7 @@ export const MultiEditTool = Tool.define(
         const label = (i: number) => (n === 1 ? "" : `Edit ${i + 1} of ${n} failed: `)
         const identical = args.edits.findIndex((e) => e.oldString === e.newString)
         if (identical !== -1) {
-          return yield* fail("multiedit", `${label(identical)}No changes to apply: oldString and newString are identical.`)
+          return yield* fail("multiedit", "invalid", `${label(identical)}No changes to apply: oldString and newString are identical.`)
         }
         const result = yield* runEdits("multiedit", ctx, args, args.edits, label)
         yield* events.publish({ _tag: "FileEdited", path: result.real, tool: "multiedit", sessionID: ctx.sessionID })

@@ -14,9 +14,10 @@ import type { PlatformError } from "effect/PlatformError"
 import * as z from "zod"
 import { FileTime, Lsp, SpillStorage, Tool, Truncate } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
-import { displayPath, fail, notFoundMessage, type Services, similarNames } from "./common.ts"
+import { spillFailure } from "../shared/failures.ts"
+import { displayPath, fail, fsFailure, notFoundMessage, type Services, similarNames } from "./common.ts"
 import { MAX_READ_BYTES, READ, READ_LIMIT } from "./descriptions.ts"
-import { describeFsError, inspect, MAX_EDIT_BYTES } from "./files.ts"
+import { inspect, MAX_EDIT_BYTES } from "./files.ts"
 import { Pager, StreamLines, textLines } from "./pager.ts"
 import { decode, encodingLabel, isBinary, SNIFF_BYTES, sniffMedia, toBase64 } from "./text.ts"
 
@@ -45,7 +46,7 @@ const text = (shown: string, type: "file" | "directory", body: string) =>
     type === "file" ? "content" : "entries"
   }>`
 
-const fsError = (shown: string) => (e: PlatformError) => new Tool.ToolError({ tool: "read", message: `Cannot read ${shown}: ${describeFsError(e)}` })
+const fsError = (shown: string) => (e: PlatformError) => fsFailure("read", `Cannot read ${shown}`, e)
 
 export const ReadTool = Tool.define(
   "read",
@@ -78,7 +79,7 @@ export const ReadTool = Tool.define(
       lines.end()
       if (eof) {
         const range = pager.outOfRange(pager.count)
-        if (range !== undefined) return yield* fail("read", range)
+        if (range !== undefined) return yield* fail("read", "invalid", range)
       }
       const output = `${pager.render()}\n\n${pager.footer(eof ? pager.count : undefined)}`
       return {
@@ -127,9 +128,9 @@ export const ReadTool = Tool.define(
         const first = head[0] ?? new Uint8Array()
         const media = sniffMedia(first)
         if (media !== undefined) {
-          return yield* fail("read", `${shown} (${media}, ${size} bytes) is too large to attach; the limit is ${MAX_EDIT_BYTES} bytes.`)
+          return yield* fail("read", "too-large", `${shown} (${media}, ${size} bytes) is too large to attach; the limit is ${MAX_EDIT_BYTES} bytes.`)
         }
-        if (isBinary(real, first)) return yield* fail("read", `Cannot read binary file: ${shown} (${size} bytes)`)
+        if (isBinary(real, first)) return yield* fail("read", "binary", `Cannot read binary file: ${shown} (${size} bytes)`)
         const paged = yield* pageStream(shown, fs.stream(real).pipe(Stream.mapError(fsError(shown))), pager)
         // Recorded (hashed from a read of its own) so that write may replace the file.
         yield* FileTime.FileTime.use((ft) => ft.read(ctx.sessionID, real)).pipe(Effect.ignore)
@@ -146,11 +147,11 @@ export const ReadTool = Tool.define(
           attachments: [{ type: "file" as const, mime, url: `data:${mime};base64,${toBase64(bytes)}`, filename: shown }]
         }
       }
-      if (isBinary(real, bytes)) return yield* fail("read", `Cannot read binary file: ${shown} (${bytes.length} bytes)`)
+      if (isBinary(real, bytes)) return yield* fail("read", "binary", `Cannot read binary file: ${shown} (${bytes.length} bytes)`)
       const decoded = decode(bytes)
       const lines = textLines(decoded.text)
       const range = pager.outOfRange(lines.length)
-      if (range !== undefined) return yield* fail("read", range)
+      if (range !== undefined) return yield* fail("read", "invalid", range)
       for (let i = 0; i < lines.length && pager.push(lines[i]!); i++);
       yield* FileTime.FileTime.use((ft) => ft.read(ctx.sessionID, real, bytes)).pipe(Effect.ignore)
       const notes = decoded.encoding === "latin1"
@@ -200,7 +201,7 @@ export const ReadTool = Tool.define(
         ctx: Tool.Context
       ): Effect.fn.Return<Tool.Result, Tool.ExecuteError, Services> {
         if (storeSpill(args.filePath)) {
-          const stream = spill.read(args.filePath).pipe(Stream.mapError((e) => new Tool.ToolError({ tool: "read", message: e.message })))
+          const stream = spill.read(args.filePath).pipe(Stream.mapError((e) => spillFailure("read", e)))
           return yield* pageStream(args.filePath, stream, pagerFor(args, ctx, args.filePath))
         }
         const { resolved, entry, requests } = yield* prepare(args)
@@ -209,11 +210,11 @@ export const ReadTool = Tool.define(
         const pager = pagerFor(args, ctx, shown)
         switch (entry._tag) {
           case "Missing":
-            return yield* fail("read", notFoundMessage(shown, yield* similarNames(resolved.real)))
+            return yield* fail("read", "not-found", notFoundMessage(shown, yield* similarNames(resolved.real)))
           case "Directory":
             return yield* listDirectory(resolved.real, shown, pager)
           case "Other":
-            return yield* fail("read", `Cannot read ${shown}: not a regular file or directory`)
+            return yield* fail("read", "is-directory", `Cannot read ${shown}: not a regular file or directory`)
           case "File": {
             // The language server gets the file in the background (it warms up for later edits,
             // and the file's errors count among "other files" after them).

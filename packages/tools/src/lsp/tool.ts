@@ -96,7 +96,7 @@ export const LspTool = Tool.define(
             return symbolLines(yield* lsp.documentSymbols(real), 0).join("\n")
         }
       })
-      const output = yield* answer.pipe(Effect.mapError((e) => new Tool.ToolError({ tool: "lsp", message: e.message })))
+      const output = yield* answer.pipe(Effect.mapError((e) => new Tool.ToolError({ tool: "lsp", reason: e.reason === "NoServer" ? "unavailable" : "io", message: e.message, cause: e })))
       return {
         title: `${args.operation} ${shown}:${args.line}:${args.character}`,
         output: output === "" ? `No results found for ${args.operation}` : output,

@@ -14,7 +14,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import type { PlatformError } from "effect/PlatformError"
 import { Tool } from "@agent-tools/core"
-import { atomicWrite, describeFsError, ensureDirectory, inspect, MAX_EDIT_BYTES, writeTemp } from "../file/files.ts"
+import { atomicWrite, describeFsError, ensureDirectory, fsErrorReason, inspect, MAX_EDIT_BYTES, writeTemp } from "../file/files.ts"
 import { decode, encode, encodingLabel, isBinary, isUnencodable } from "../file/text.ts"
 import type { Hunk } from "./parser.ts"
 import { deriveUpdate, type Semantics, UpdateError } from "./update.ts"
@@ -53,12 +53,18 @@ export interface PlanResult {
   readonly slots: ReadonlyArray<Slot>
   /** The changes of the hunks planned successfully, in hunk order. */
   readonly changes: ReadonlyArray<Change>
-  readonly failure: { readonly hunk: number; readonly line: number; readonly message: string } | undefined
+  readonly failure: { readonly hunk: number; readonly line: number; readonly reason: Tool.ToolErrorReason; readonly message: string } | undefined
 }
 
 const MB = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`
 
-class HunkFailure extends Error {}
+class HunkFailure extends Error {
+  readonly reason: Tool.ToolErrorReason
+  constructor(message: string, reason: Tool.ToolErrorReason) {
+    super(message)
+    this.reason = reason
+  }
+}
 
 /** Plans the hunks in order; stops at the first failing one (reported, not thrown). */
 export const planPatch = Effect.fnUntraced(function*(
@@ -89,9 +95,11 @@ export const planPatch = Effect.fnUntraced(function*(
       : s.original.kind === "directory"
       ? "it is a directory"
       : `not a regular file, or larger than ${MB(MAX_EDIT_BYTES)}`
+  const blockedReason = (s: Slot): Tool.ToolErrorReason | undefined =>
+    blocked(s) === undefined ? undefined : s.original.kind === "directory" ? "is-directory" : "too-large"
   const existing = (s: Slot, verb: string): Uint8Array => {
     if (s.current !== null) return s.current
-    throw new HunkFailure(`Failed to ${verb} ${s.shown}: ${blocked(s) ?? "No such file or directory"}`)
+    throw new HunkFailure(`Failed to ${verb} ${s.shown}: ${blocked(s) ?? "No such file or directory"}`, blockedReason(s) ?? "not-found")
   }
   const changes: Array<Change> = []
   for (let i = 0; i < hunks.length; i++) {
@@ -102,7 +110,7 @@ export const planPatch = Effect.fnUntraced(function*(
     try {
       if (hunk.type === "add") {
         const why = blocked(s)
-        if (why !== undefined) throw new HunkFailure(`Failed to write file ${s.shown}: ${why}`)
+        if (why !== undefined) throw new HunkFailure(`Failed to write file ${s.shown}: ${why}`, blockedReason(s)!)
         s.current = new TextEncoder().encode(hunk.contents)
         changes.push({ type: "add", shown: s.shown })
       } else if (hunk.type === "delete") {
@@ -111,18 +119,19 @@ export const planPatch = Effect.fnUntraced(function*(
         changes.push({ type: "delete", shown: s.shown })
       } else {
         const bytes = existing(s, "read file to update")
-        if (isBinary(s.real, bytes)) throw new HunkFailure(`Cannot update ${s.shown}: it is a binary file`)
+        if (isBinary(s.real, bytes)) throw new HunkFailure(`Cannot update ${s.shown}: it is a binary file`, "binary")
         const decoded = decode(bytes)
         const text = deriveUpdate(decoded.text, hunk.chunks, s.shown, semantics)
         const next = encode(text, decoded.encoding, decoded.bom)
         if (isUnencodable(next)) {
           throw new HunkFailure(
-            `${s.shown} is encoded as ${encodingLabel(decoded)}, which cannot hold ${JSON.stringify(next.char)} (line ${next.line})`
+            `${s.shown} is encoded as ${encodingLabel(decoded)}, which cannot hold ${JSON.stringify(next.char)} (line ${next.line})`,
+            "encoding"
           )
         }
         if (dest !== undefined && dest !== s) {
           const why = blocked(dest)
-          if (why !== undefined) throw new HunkFailure(`Failed to move to ${dest.shown}: ${why}`)
+          if (why !== undefined) throw new HunkFailure(`Failed to move to ${dest.shown}: ${why}`, blockedReason(dest)!)
           dest.current = next
           s.current = null
           changes.push({ type: "move", shown: dest.shown, from: s.shown })
@@ -133,7 +142,7 @@ export const planPatch = Effect.fnUntraced(function*(
       }
     } catch (e) {
       if (!(e instanceof HunkFailure || e instanceof UpdateError)) throw e
-      return { slots: [...slots.values()], changes, failure: { hunk: i, line: hunk.line, message: e.message } }
+      return { slots: [...slots.values()], changes, failure: { hunk: i, line: hunk.line, reason: e.reason, message: e.message } }
     }
   }
   return { slots: [...slots.values()], changes, failure: undefined }
@@ -180,6 +189,8 @@ export const commitSlots = Effect.fnUntraced(function*(
   const failure = (s: Slot, e: PlatformError, undone: ReadonlyArray<string> | undefined) =>
     new Tool.ToolError({
       tool: "apply_patch",
+      reason: fsErrorReason(e),
+      cause: e,
       message: `Failed to write ${s.shown}: ${describeFsError(e)}. ` +
         (undone === undefined || undone.length === 0
           ? "No files were changed (everything written so far was restored)."

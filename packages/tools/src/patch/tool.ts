@@ -12,10 +12,9 @@ import * as z from "zod"
 import { Events, FileTime, Tool } from "@agent-tools/core"
 import { externalRequest, locate } from "../shared/access.ts"
 import { editRequests } from "../shared/protected.ts"
-import { displayPath, type Services } from "../file/common.ts"
+import { displayPath, fsFailure, type Services } from "../file/common.ts"
 import { BY_PATH, diagnosticsAfterChange } from "../file/diagnostics.ts"
 import { unifiedDiff } from "../file/diff.ts"
-import { describeFsError } from "../file/files.ts"
 import { decode, isBinary } from "../file/text.ts"
 import { type Change, changedSlots, commitSlots, type HunkTargets, planPatch, type Slot } from "./apply.ts"
 import { APPLY_PATCH } from "./description.ts"
@@ -34,7 +33,7 @@ const parameters = z.object({
   patchText: z.string().describe("The full patch text that describes all changes to be made")
 })
 
-const fail = (message: string) => Effect.fail(new Tool.ToolError({ tool: "apply_patch", message }))
+const fail = (reason: Tool.ToolErrorReason, message: string) => Effect.fail(new Tool.ToolError({ tool: "apply_patch", reason, message }))
 
 const letter = { add: "A", update: "M", move: "M", delete: "D" } as const
 
@@ -81,20 +80,22 @@ export const ApplyPatchTool = Tool.define(
      * each file outside the workspace, then one `edit` for every file the patch names.
      */
     const prepare = Effect.fnUntraced(function*(args: z.output<typeof parameters>) {
-      if (args.patchText.trim().length === 0) return yield* fail("patchText is required")
+      if (args.patchText.trim().length === 0) return yield* fail("invalid", "patchText is required")
       const hunks = yield* Effect.try({
         try: () => parsePatch(args.patchText, "lenient"),
         catch: (e) =>
           new Tool.ToolError({
             tool: "apply_patch",
+            reason: "invalid",
+            cause: e,
             message: `${e instanceof PatchParseError ? e.message : `Cannot parse the patch: ${String(e)}`}\nNo files were changed.`
           })
       })
-      if (hunks.length === 0) return yield* fail("No files were modified. The patch is empty: it has no Add, Delete or Update File section.")
+      if (hunks.length === 0) return yield* fail("invalid", "No files were modified. The patch is empty: it has no Add, Delete or Update File section.")
       const external = new Map<string, Tool.AskInput>()
       const shownPaths = new Map<string, string>()
       const target = Effect.fnUntraced(function*(hunk: Hunk, file: string) {
-        if (file.trim().length === 0) return yield* fail(`Invalid patch hunk on line ${hunk.line}: the file path is empty`)
+        if (file.trim().length === 0) return yield* fail("invalid", `Invalid patch hunk on line ${hunk.line}: the file path is empty`)
         const resolved = yield* locate("apply_patch", file)
         const request = externalRequest(resolved, { access: "write", kind: "file" })
         if (request !== undefined && !external.has(request.patterns[0]!)) external.set(request.patterns[0]!, request)
@@ -124,12 +125,12 @@ export const ApplyPatchTool = Tool.define(
 
       const run = Effect.gen(function*() {
         const planned = yield* planPatch(hunks, targets, semantics).pipe(
-          Effect.mapError((e) => new Tool.ToolError({ tool: "apply_patch", message: `Cannot read a file of the patch: ${describeFsError(e)}` }))
+          Effect.mapError((e) => fsFailure("apply_patch", "Cannot read a file of the patch", e))
         )
         const failure = planned.failure
         const where = failure === undefined ? "" : `apply_patch failed at hunk ${failure.hunk + 1} (patch line ${failure.line}): ${failure.message}`
         if (failure !== undefined && (semantics === "atomic" || planned.changes.length === 0)) {
-          return yield* fail(`${where}\nNo files were changed.`)
+          return yield* fail(failure.reason, `${where}\nNo files were changed.`)
         }
         const changed = changedSlots(planned.slots)
         const renamed = pureRenames(planned.changes, planned.slots)
@@ -163,7 +164,7 @@ export const ApplyPatchTool = Tool.define(
         }
         const list = summary(planned.changes)
         if (failure !== undefined) {
-          return yield* fail(`${where}\nThe hunks before it were applied (sequential mode):\n${list}`)
+          return yield* fail(failure.reason, `${where}\nThe hunks before it were applied (sequential mode):\n${list}`)
         }
         const result: Tool.Result = {
           title: list.split("\n").join(", "),

@@ -18,7 +18,14 @@ import { otherMatches, seek, seekSequence } from "./seek.ts"
 
 export type Semantics = "atomic" | "sequential"
 
-export class UpdateError extends Error {}
+/** A hunk that does not fit the file: its lines are not there (`no-match`) or there more than once (`ambiguous`). */
+export class UpdateError extends Error {
+  readonly reason: "no-match" | "ambiguous"
+  constructor(message: string, reason: "no-match" | "ambiguous" = "no-match") {
+    super(message)
+    this.reason = reason
+  }
+}
 
 interface Line {
   readonly text: string
@@ -147,7 +154,7 @@ export const deriveUpdate = (text: string, chunks: ReadonlyArray<Chunk>, file: s
     const found = sought.at
     if (semantics === "atomic" && chunk.changeContext === undefined && !chunk.isEndOfFile) {
       const others = otherMatches(texts, pattern, sought)
-      if (others.length > 0) throw new UpdateError(ambiguous(file, chunk, pattern.length, [found, ...others]))
+      if (others.length > 0) throw new UpdateError(ambiguous(file, chunk, pattern.length, [found, ...others]), "ambiguous")
     }
     replacements.push({ start: found, oldLength: pattern.length, ops })
     cursor = found + pattern.length

@@ -21,7 +21,8 @@ export interface Root {
   readonly external: Tool.AskInput | undefined
 }
 
-export const fail = (tool: string, message: string) => Effect.fail(new Tool.ToolError({ tool, message }))
+export const fail = (tool: string, reason: Tool.ToolErrorReason, message: string) =>
+  Effect.fail(new Tool.ToolError({ tool, reason, message }))
 
 /** Resolves `input` (default: the workspace root) and checks it exists. */
 export const resolveRoot = Effect.fnUntraced(function*(
@@ -34,15 +35,15 @@ export const resolveRoot = Effect.fnUntraced(function*(
   const path = yield* Path.Path
   const requested = input === undefined || input.trim() === "" ? "." : input
   const resolved = yield* workspace.resolve(requested).pipe(
-    Effect.mapError((e) => new Tool.ToolError({ tool, message: e.message }))
+    Effect.mapError((e) => new Tool.ToolError({ tool, reason: "io", message: e.message, cause: e }))
   )
   const shown = resolved.inside
     ? path.relative(workspace.root, resolved.real).split(path.sep).join("/") || "."
     : resolved.real
   const info = yield* fs.stat(resolved.real).pipe(Effect.option)
-  if (info._tag === "None") return yield* fail(tool, `No such file or directory: ${requested}`)
+  if (info._tag === "None") return yield* fail(tool, "not-found", `No such file or directory: ${requested}`)
   const isDirectory = info.value.type === "Directory"
-  if (options.directoryOnly && !isDirectory) return yield* fail(tool, `${tool} path must be a directory: ${requested}`)
+  if (options.directoryOnly && !isDirectory) return yield* fail(tool, "invalid", `${tool} path must be a directory: ${requested}`)
   const external = externalRequest(resolved, { access: "read", kind: isDirectory ? "directory" : "file" })
   return { real: resolved.real, isDirectory, shown, external } satisfies Root
 })
@@ -55,6 +56,8 @@ export const requestsOf = (root: Root, own: Tool.AskInput): ReadonlyArray<Tool.A
 export const searchError = (tool: string) => (e: Ripgrep.Error): Tool.ToolError =>
   new Tool.ToolError({
     tool,
+    reason: e._tag === "InvalidPatternError" ? "invalid" : "io",
+    cause: e,
     message: e._tag === "InvalidPatternError" && e.kind === "regex"
       ? `${e.message}\n(Escape regex special characters such as ( [ { . * + ? with a backslash to match them literally.)`
       : e.message

@@ -94,7 +94,7 @@ export const GrepTool = Tool.define(
 
     /** The search root and the call's permission requests. */
     const prepare = Effect.fnUntraced(function*(args: z.output<typeof parameters>) {
-      if (args.pattern === "") return yield* fail("grep", "pattern is required")
+      if (args.pattern === "") return yield* fail("grep", "invalid", "pattern is required")
       // A spill in a store without files: nothing outside the workspace is reached, only grep is asked.
       if (isStoreSpill(spill, args.path)) return { root: undefined, requests: [grepRequest(args)] }
       const root = yield* resolveRoot("grep", args.path, { directoryOnly: false })

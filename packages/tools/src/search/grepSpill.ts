@@ -10,6 +10,7 @@ import * as Stream from "effect/Stream"
 import { RipgrepPortable, SpillStorage, Tool } from "@agent-tools/core"
 import { format, type Line, preview } from "./grep.ts"
 import { searchError, SkippedPaths } from "./common.ts"
+import { spillFailure } from "../shared/failures.ts"
 import { MATCH_LIMIT } from "./descriptions.ts"
 
 /** Whether `path` is a spill that only its store can read (a file store's spills are files that grep searches). */
@@ -48,7 +49,7 @@ export const grepSpill = Effect.fn("GrepTool.spill")(function*(
         search(text.slice(0, end + 1))
       })
     ),
-    Effect.mapError((e) => new Tool.ToolError({ tool: "grep", message: e.message }))
+    Effect.mapError((e) => spillFailure("grep", e))
   )
   const rest = pending + decoder.decode()
   if (rest !== "") search(rest)

@@ -62,7 +62,14 @@ export const QuestionTool = Tool.define(
           callID: ctx.callID,
           questions: args.questions,
           abort: ctx.abort
-        }).pipe(Effect.mapError((e) => new Tool.ToolError({ tool: "question", message: e.message })))
+        }).pipe(Effect.mapError((e) =>
+          new Tool.ToolError({
+            tool: "question",
+            reason: e.reason === QuestionResponder.NO_RESPONDER ? "unavailable" : "aborted",
+            message: e.message,
+            cause: e
+          })
+        ))
         const n = args.questions.length
         return {
           title: `Asked ${n} question${n > 1 ? "s" : ""}`,

@@ -35,7 +35,7 @@ const render = (todos: ReadonlyArray<TodoStore.Todo>) => ({
 })
 
 const storeError = (tool: string) => (e: TodoStore.TodoStoreError) =>
-  new Tool.ToolError({ tool, message: `The todo list could not be ${tool === "todowrite" ? "saved" : "read"}: ${e.message}` })
+  new Tool.ToolError({ tool, reason: "io", message: `The todo list could not be ${tool === "todowrite" ? "saved" : "read"}: ${e.message}`, cause: e })
 
 export const TodoWriteTool = Tool.define(
   "todowrite",

@@ -24,7 +24,7 @@ const parentOf = (path: string): string => {
 /** Resolves `path` with Workspace; a path that cannot be resolved is `tool`'s error. */
 export const locate = (tool: string, path: string): Effect.Effect<Workspace.Resolved, Tool.ToolError, Workspace.Workspace> =>
   Workspace.Workspace.use((workspace) => workspace.resolve(path)).pipe(
-    Effect.mapError((e) => new Tool.ToolError({ tool, message: e.message }))
+    Effect.mapError((e) => new Tool.ToolError({ tool, reason: "io", message: e.message, cause: e }))
   )
 
 /** The `external_directory` request for a resolved path, or undefined when none is needed. */

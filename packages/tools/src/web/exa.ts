@@ -61,14 +61,14 @@ export const resultOf = (tool: string, body: string): Effect.Effect<string | und
     for (const message of messagesOf(body)) {
       const parsed = yield* Effect.try({
         try: () => JSON.parse(message) as RpcResponse,
-        catch: () => new Tool.ToolError({ tool, message: `${tool}: the search service answered with invalid JSON` })
+        catch: (cause) => new Tool.ToolError({ tool, reason: "io", message: `${tool}: the search service answered with invalid JSON`, cause })
       })
       if (parsed.error !== undefined) {
-        return yield* new Tool.ToolError({ tool, message: `${tool} failed: ${parsed.error.message ?? "unknown error"}` })
+        return yield* new Tool.ToolError({ tool, reason: "io", message: `${tool} failed: ${parsed.error.message ?? "unknown error"}` })
       }
       const text = parsed.result?.content?.find((c) => typeof c.text === "string" && c.text !== "")?.text
       if (parsed.result?.isError === true) {
-        return yield* new Tool.ToolError({ tool, message: `${tool} failed: ${text ?? "the search service reported an error"}` })
+        return yield* new Tool.ToolError({ tool, reason: "io", message: `${tool} failed: ${text ?? "the search service reported an error"}` })
       }
       if (text !== undefined) return text
     }
@@ -79,7 +79,7 @@ export const resultOf = (tool: string, body: string): Effect.Effect<string | und
 export const call = Effect.fn("Exa.call")(function*(tool: string, name: string, args: Record<string, unknown>) {
   const config = yield* ExaConfig
   const client = HttpClient.withScope(yield* HttpClient.HttpClient)
-  const fail = (message: string) => new Tool.ToolError({ tool, message })
+  const fail = (reason: Tool.ToolErrorReason, message: string) => new Tool.ToolError({ tool, reason, message })
   const request = HttpClientRequest.post(config.endpoint).pipe(
     HttpClientRequest.setHeaders({
       accept: "application/json, text/event-stream",
@@ -93,18 +93,18 @@ export const call = Effect.fn("Exa.call")(function*(tool: string, name: string, 
     const text = bytes === undefined ? "" : new TextDecoder().decode(bytes)
     if (response.status < 200 || response.status > 299) {
       const detail = text.trim().slice(0, 300)
-      return yield* fail(`${tool} request failed with status code: ${response.status}${detail === "" ? "" : `: ${detail}`}`)
+      return yield* fail("io", `${tool} request failed with status code: ${response.status}${detail === "" ? "" : `: ${detail}`}`)
     }
-    if (bytes === undefined) return yield* fail(`${tool}: the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB`)
+    if (bytes === undefined) return yield* fail("too-large", `${tool}: the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB`)
     return text
   })).pipe(
     Effect.catchTag("HttpClientError", (error) => {
       const cause = "cause" in error.reason ? error.reason.cause : undefined
-      return Effect.fail(fail(`${tool} request failed: ${cause instanceof Error ? cause.message : error.reason.message}`))
+      return Effect.fail(fail("io", `${tool} request failed: ${cause instanceof Error ? cause.message : error.reason.message}`))
     }),
     Effect.timeoutOrElse({
       duration: Duration.seconds(SEARCH_TIMEOUT_SECONDS),
-      orElse: () => Effect.fail(fail(`${tool} request timed out after ${SEARCH_TIMEOUT_SECONDS} seconds`))
+      orElse: () => Effect.fail(fail("timeout", `${tool} request timed out after ${SEARCH_TIMEOUT_SECONDS} seconds`))
     })
   )
   return yield* resultOf(tool, body)

@@ -62,12 +62,13 @@ const HONEST_AGENT = "agent-tools"
 
 const megabytes = `${MAX_RESPONSE_BYTES / 1024 / 1024} MB`
 
-const fail = (message: string) => new Tool.ToolError({ tool: "webfetch", message })
+const fail = (reason: Tool.ToolErrorReason, message: string, cause?: unknown) =>
+  new Tool.ToolError({ tool: "webfetch", reason, message, ...(cause === undefined ? {} : { cause }) })
 
 /** The URL to fetch, or the error the model sees for a bad one. */
 export const parseUrl = (raw: string): Effect.Effect<URL, Tool.ToolError> => {
-  if (!/^https?:\/\//i.test(raw)) return Effect.fail(fail("URL must start with http:// or https://"))
-  return Effect.try({ try: () => new URL(raw), catch: () => fail(`Invalid URL: ${raw}`) })
+  if (!/^https?:\/\//i.test(raw)) return Effect.fail(fail("invalid", "URL must start with http:// or https://"))
+  return Effect.try({ try: () => new URL(raw), catch: () => fail("invalid", `Invalid URL: ${raw}`) })
 }
 
 /** The URL webfetch fetches for the one asked: a GitHub file page becomes its raw file. */
@@ -82,9 +83,9 @@ const isRedirect = (status: number) => status === 301 || status === 302 || statu
 /** A transport failure as the model should read it: the address policy's own words, else the cause. */
 const transportError = (url: URL) => (error: HttpClientError.HttpClientError) => {
   const cause = "cause" in error.reason ? error.reason.cause : undefined
-  if (cause instanceof BlockedAddressError) return fail(cause.message)
+  if (cause instanceof BlockedAddressError) return fail("denied", cause.message, cause)
   const detail = cause instanceof Error ? cause.message : error.reason.message
-  return fail(`Fetching ${url.href} failed: ${detail}`)
+  return fail("io", `Fetching ${url.href} failed: ${detail}`, error)
 }
 
 type Fetched =
@@ -95,7 +96,7 @@ type Fetched =
 const readBody = (response: HttpClientResponse.HttpClientResponse, url: URL) =>
   Effect.flatMap(
     Effect.mapError(readCapped(response, MAX_RESPONSE_BYTES), transportError(url)),
-    (bytes) => bytes === undefined ? Effect.fail(fail(`Response too large (exceeds ${megabytes} limit)`)) : Effect.succeed(bytes)
+    (bytes) => bytes === undefined ? Effect.fail(fail("too-large", `Response too large (exceeds ${megabytes} limit)`)) : Effect.succeed(bytes)
   )
 
 /**
@@ -120,9 +121,9 @@ const follow = Effect.fnUntraced(function*(client: HttpClient.HttpClient, start:
       if (isRedirect(response.status)) {
         const location = response.headers["location"]
         if (location === undefined) {
-          return yield* fail(`Request failed with status code: ${response.status} (a redirect without a Location header)`)
+          return yield* fail("io", `Request failed with status code: ${response.status} (a redirect without a Location header)`)
         }
-        const to = yield* Effect.try({ try: () => new URL(location, url), catch: () => fail(`Invalid redirect location: ${location}`) })
+        const to = yield* Effect.try({ try: () => new URL(location, url), catch: () => fail("io", `Invalid redirect location: ${location}`) })
         return { _tag: "Redirect", from: url, to, status: response.status } as const
       }
       if (response.status < 200 || response.status > 299) {
@@ -133,7 +134,7 @@ const follow = Effect.fnUntraced(function*(client: HttpClient.HttpClient, start:
     }))
     if (step._tag === "Body") return step satisfies Fetched
     if (!sameHost(url, step.to) || !/^https?:$/.test(step.to.protocol)) return step satisfies Fetched
-    if (hop >= MAX_REDIRECTS) return yield* fail(`Too many redirects (more than ${MAX_REDIRECTS})`)
+    if (hop >= MAX_REDIRECTS) return yield* fail("io", `Too many redirects (more than ${MAX_REDIRECTS})`)
     url = step.to
   }
 })
@@ -170,7 +171,10 @@ const statusError = (response: HttpClientResponse.HttpClientResponse, url: URL, 
             text.trim() === "" ? "" : (complete ? "Body:\n" : `Body (the first ${MAX_ERROR_BODY_BYTES / 1024} KB):\n`) + Untrusted.wrap(url.href, text))
       })
     )
-    return fail([`Request failed with status code: ${response.status}`, ...headers, ...(body === "" ? [] : [body])].join("\n"))
+    return fail(
+      response.status === 404 || response.status === 410 ? "not-found" : "io",
+      [`Request failed with status code: ${response.status}`, ...headers, ...(body === "" ? [] : [body])].join("\n")
+    )
   })
 
 const redirectResult = (requested: URL, redirect: Extract<Fetched, { _tag: "Redirect" }>): Tool.Result => {
@@ -224,7 +228,7 @@ const render = (fetched: Extract<Fetched, { _tag: "Body" }>, format: Format): Ef
     })
   }
   if (looksBinary(bytes)) {
-    return Effect.fail(fail(`The response is binary content (${mime === "" ? "no content type" : mime}), not text`))
+    return Effect.fail(fail("binary", `The response is binary content (${mime === "" ? "no content type" : mime}), not text`))
   }
   return Effect.map(bodyText(bytes, contentType, format), (text) => ({ title, output: Untrusted.wrap(url.href, text), metadata }))
 }
@@ -249,7 +253,7 @@ export const WebFetchTool = Tool.define(
       const fetched = yield* follow(client, url, args.format).pipe(
         Effect.timeoutOrElse({
           duration: Duration.seconds(seconds),
-          orElse: () => Effect.fail(fail(`Request timed out after ${seconds} seconds`))
+          orElse: () => Effect.fail(fail("timeout", `Request timed out after ${seconds} seconds`))
         })
       )
       const result = fetched._tag === "Redirect" ? redirectResult(url, fetched) : yield* render(fetched, args.format)

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Stream } from "effect"
+import { Deferred, Effect, Fiber, Stream } from "effect"
 import { SpillStorage } from "@agent-tools/core"
 import { alive, directRunnerLayer, kill, pidsIn, run, runnerLayer, survivors } from "./process.ts"
 
@@ -184,10 +184,15 @@ const live = (name: string, body: () => Effect.Effect<void, unknown, any>) =>
     live("interrupting the fiber kills the process", () =>
       Effect.gen(function*() {
         const pids: Array<number> = []
-        const fiber = yield* run("echo \"pid $$\"; sleep 100", {
-          preview: { chars: 100, interval: 20, emit: (text) => Effect.sync(() => pids.push(...pidsIn(text))) }
-        }).pipe(Effect.forkChild)
-        while (pids.length === 0) yield* Effect.sleep("20 millis")
+        // Completed by the first preview that shows the shell's pid: no polling for it.
+        const started = yield* Deferred.make<void>()
+        const emit = (text: string) =>
+          Effect.suspend(() => {
+            pids.push(...pidsIn(text))
+            return pids.length > 0 ? Deferred.succeed(started, undefined) : Effect.void
+          }).pipe(Effect.asVoid)
+        const fiber = yield* run("echo \"pid $$\"; sleep 100", { preview: { chars: 100, interval: 20, emit } }).pipe(Effect.forkChild)
+        yield* Deferred.await(started)
         yield* Fiber.interrupt(fiber)
         assert.deepStrictEqual(yield* survivors(pids), [])
       }))

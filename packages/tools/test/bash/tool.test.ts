@@ -39,7 +39,8 @@ const layerWith = (setup: Setup = {}) =>
     ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash", ...setup.env }))
   ).pipe(
     Layer.provideMerge(SpillStorage.layer({ dir: spillDir })),
-    Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Events.layerNoop, ModuleLoader.layerMemory({})))
+    Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Events.layerNoop, ModuleLoader.layerMemory({}))),
+    Layer.provideMerge(Sandbox.layerNone("these tests run commands unconfined"))
   )
 
 const args = (command: string, more: Partial<Bash.Parameters> = {}) => ({ command, description: "test command", ...more })
@@ -192,7 +193,7 @@ describe("bash tool: results", () => {
     Effect.gen(function*() {
       const plain = yield* call(args("echo hi"))
       assert.strictEqual(plain.result.metadata.sandboxed, false)
-      assert.strictEqual(plain.result.metadata.sandboxReason, "no sandbox layer was provided")
+      assert.strictEqual(plain.result.metadata.sandboxReason, "these tests run commands unconfined")
       const killed = yield* call(args("sleep 100 & echo started"))
       assert.strictEqual(
         killed.result.output,
@@ -442,7 +443,8 @@ describe("bash tool: what it runs", () => {
       NodeFileSystem.layer,
       NodePath.layer,
       Events.layerNoop,
-      ModuleLoader.layerMemory({})
+      ModuleLoader.layerMemory({}),
+      Sandbox.layerNone("these tests run a fake spawner")
     ))
   )
 

@@ -2,6 +2,7 @@
  * What the model reads when an edit cannot be applied (say what was tried, point
  * at the nearest text, never just "not found"; when the text matches more than once, list the lines of every match).
  */
+import type { Tool } from "@agent-tools/core"
 import type { LineRange, ReplaceError } from "./index.ts"
 import { dice } from "./similarity.ts"
 
@@ -37,6 +38,19 @@ const closest = (content: string, oldString: string): string | undefined => {
   while (col < line.length && col < target.length && line[col] === target[col]) col++
   return `The closest line in the file is line ${best + 1}: ${quote(lines[best]!)}; oldString's line ${quote(target)} ` +
     `differs from it at character ${col + 1} (after indentation).`
+}
+
+/** The reason of the tool error for an edit that cannot be applied. */
+export const reasonOf = (error: ReplaceError): Tool.ToolErrorReason => {
+  switch (error._tag) {
+    case "NotFound":
+    case "Conflict":
+      return "no-match"
+    case "Ambiguous":
+      return "ambiguous"
+    default:
+      return "invalid"
+  }
 }
 
 export const describe = (error: ReplaceError, file: string, content: string, oldString: string): string => {
