@@ -1,0 +1,52 @@
+/** codesearch: code and API context through Exa (`get_code_context_exa`); listed only where `ExaConfig` is provided. */
+import * as Effect from "effect/Effect"
+import * as z from "zod"
+import { Tool } from "@agent-tools/core"
+import { CODESEARCH, DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from "../webfetch/description.ts"
+import * as Exa from "../internal/web/exa.ts"
+
+export const parameters = z.object({
+  query: z.string().min(1).describe(
+    "Search query to find relevant context for APIs, Libraries, and SDKs. For example, 'React useState hook examples', 'Python pandas dataframe filtering', 'Express.js middleware', 'Next js partial prerendering configuration'"
+  ),
+  tokensNum: z.number().int().min(MIN_TOKENS).max(MAX_TOKENS).default(DEFAULT_TOKENS).describe(
+    `Number of tokens to return (${MIN_TOKENS}-${MAX_TOKENS}). Default is ${DEFAULT_TOKENS} tokens. Adjust this value based on how much context you need - use lower values for focused queries and higher values for comprehensive documentation.`
+  )
+})
+
+type Args = z.output<typeof parameters>
+
+export const NO_RESULTS =
+  "No code snippets or documentation found. Please try a different query, be more specific about the library or programming concept, or check the spelling of framework names."
+
+const requestsOf = (args: Args): ReadonlyArray<Tool.AskInput> => [{
+  permission: "codesearch",
+  patterns: [args.query],
+  always: ["*"],
+  metadata: { query: args.query, tokensNum: args.tokensNum }
+}]
+
+export const CodeSearchTool = Tool.define(
+  "codesearch",
+  Effect.gen(function*() {
+    const services = yield* Effect.context<Exa.Services>()
+
+    const execute = Effect.fn("CodeSearchTool.execute")(function*(args: Args, ctx: Tool.Context) {
+      yield* ctx.askAll(requestsOf(args))
+      const result = yield* Exa.call("codesearch", "get_code_context_exa", { query: args.query, tokensNum: args.tokensNum })
+      return {
+        title: `Code search: ${args.query}`,
+        output: result ?? NO_RESULTS,
+        metadata: { query: args.query, tokensNum: args.tokensNum }
+      }
+    }, Effect.provide(services))
+
+    return {
+      description: CODESEARCH,
+      parameters,
+      execute,
+      requests: (args: Args) => Effect.succeed(requestsOf(args)),
+      annotations: { readOnly: true, openWorld: true }
+    } satisfies Tool.Def<typeof parameters>
+  })
+)

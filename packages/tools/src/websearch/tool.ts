@@ -1,0 +1,65 @@
+/** websearch: a web search through Exa (`web_search_exa`); listed only where `ExaConfig` is provided. */
+import * as Effect from "effect/Effect"
+import * as z from "zod"
+import { Tool } from "@agent-tools/core"
+import { DEFAULT_NUM_RESULTS, MAX_NUM_RESULTS, WEBSEARCH } from "../webfetch/description.ts"
+import * as Exa from "../internal/web/exa.ts"
+
+export const parameters = z.object({
+  query: z.string().min(1).describe("Websearch query"),
+  numResults: z.number().int().min(1).max(MAX_NUM_RESULTS).optional().describe(
+    `Number of search results to return (default: ${DEFAULT_NUM_RESULTS})`
+  ),
+  livecrawl: z.enum(["fallback", "preferred"]).optional().describe(
+    "Live crawl mode - 'fallback': use live crawling as backup if cached content unavailable, 'preferred': prioritize live crawling (default: 'fallback')"
+  ),
+  type: z.enum(["auto", "fast", "deep"]).optional().describe(
+    "Search type - 'auto': balanced search (default), 'fast': quick results, 'deep': comprehensive search"
+  ),
+  contextMaxCharacters: z.number().int().positive().optional().describe(
+    "Maximum characters for context string optimized for LLMs (default: 10000)"
+  )
+})
+
+type Args = z.output<typeof parameters>
+
+export const NO_RESULTS = "No search results found. Please try a different query."
+
+const requestsOf = (args: Args): ReadonlyArray<Tool.AskInput> => [{
+  permission: "websearch",
+  patterns: [args.query],
+  always: ["*"],
+  metadata: { query: args.query, numResults: args.numResults, livecrawl: args.livecrawl, type: args.type }
+}]
+
+export const WebSearchTool = Tool.define(
+  "websearch",
+  Effect.gen(function*() {
+    const services = yield* Effect.context<Exa.Services>()
+
+    const execute = Effect.fn("WebSearchTool.execute")(function*(args: Args, ctx: Tool.Context) {
+      yield* ctx.askAll(requestsOf(args))
+      const numResults = args.numResults ?? DEFAULT_NUM_RESULTS
+      const result = yield* Exa.call("websearch", "web_search_exa", {
+        query: args.query,
+        type: args.type ?? "auto",
+        numResults,
+        livecrawl: args.livecrawl ?? "fallback",
+        ...(args.contextMaxCharacters === undefined ? {} : { contextMaxCharacters: args.contextMaxCharacters })
+      })
+      return {
+        title: `Web search: ${args.query}`,
+        output: result ?? NO_RESULTS,
+        metadata: { query: args.query, numResults }
+      }
+    }, Effect.provide(services))
+
+    return {
+      description: WEBSEARCH,
+      parameters,
+      execute,
+      requests: (args: Args) => Effect.succeed(requestsOf(args)),
+      annotations: { readOnly: true, openWorld: true }
+    } satisfies Tool.Def<typeof parameters>
+  })
+)
