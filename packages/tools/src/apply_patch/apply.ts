@@ -14,7 +14,9 @@ import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import type { PlatformError } from "effect/PlatformError"
 import { Tool } from "@agent-tools/core"
-import { atomicWrite, describeFsError, ensureDirectory, fsErrorReason, inspect, MAX_EDIT_BYTES, writeTemp } from "../internal/file/files.ts"
+import { atomicWrite, describeFsError, ensureDirectory, fsErrorReason, inspect, writeTemp } from "../internal/file/files.ts"
+import { MAX_EDIT_BYTES } from "../internal/limits.ts"
+import { megabytes } from "../internal/size.ts"
 import { decode, encode, encodingLabel, isBinary, isUnencodable } from "../internal/text.ts"
 import type { Hunk } from "./parser.ts"
 import { deriveUpdate, type Semantics, UpdateError } from "./update.ts"
@@ -56,8 +58,6 @@ export interface PlanResult {
   readonly failure: { readonly hunk: number; readonly line: number; readonly reason: Tool.ToolErrorReason; readonly message: string } | undefined
 }
 
-const MB = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`
-
 class HunkFailure extends Error {
   readonly reason: Tool.ToolErrorReason
   constructor(message: string, reason: Tool.ToolErrorReason) {
@@ -94,7 +94,7 @@ export const planPatch = Effect.fnUntraced(function*(
       ? undefined
       : s.original.kind === "directory"
       ? "it is a directory"
-      : `not a regular file, or larger than ${MB(MAX_EDIT_BYTES)}`
+      : `not a regular file, or larger than ${megabytes(MAX_EDIT_BYTES)}`
   const blockedReason = (s: Slot): Tool.ToolErrorReason | undefined =>
     blocked(s) === undefined ? undefined : s.original.kind === "directory" ? "is-directory" : "too-large"
   const existing = (s: Slot, verb: string): Uint8Array => {

@@ -10,7 +10,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Tool, ToolRegistry, Truncate } from "@agent-tools/core"
-import { BATCH, BATCH_CONCURRENCY, BATCH_DISALLOWED, BATCH_LIMIT } from "../task/description.ts"
+import { BATCH_CONCURRENCY, BATCH_DISALLOWED, BATCH_LIMIT } from "../internal/limits.ts"
+import { BATCH } from "./description.ts"
 
 export interface BatchConfig {
   readonly enabled: boolean

@@ -2,7 +2,8 @@
 import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Tool } from "@agent-tools/core"
-import { CODESEARCH, DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from "../webfetch/description.ts"
+import { DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from "../internal/limits.ts"
+import { CODESEARCH } from "./description.ts"
 import * as Exa from "../internal/web/exa.ts"
 
 export const parameters = z.object({

@@ -13,6 +13,7 @@
  * file instead, so the messages and every rule stay those of the full cascade.
  */
 import type { LineRange, StrategyName } from "./replacers/index.ts"
+import { MAX_PROBES } from "./replacers/lines.ts"
 import { type FileDiff, spanDiff } from "../internal/diff.ts"
 import { applyEdit } from "./editText.ts"
 import { isUtf8 } from "../internal/text.ts"
@@ -39,8 +40,6 @@ const NativeBuffer = (globalThis as BufferHost).Buffer
 
 // More occurrences of the anchor than this, and the decoded file is cheaper to search.
 const MAX_OCCURRENCES = 4
-// Lines of oldString tried as the anchor.
-const MAX_PROBES = 6
 // Lines kept around the quote's possible extent, so the diff's context and the matcher's view of
 // the neighbouring lines are the file's.
 const MARGIN = 8

@@ -20,7 +20,7 @@ import {
   transaction
 } from "../internal/file/common.ts"
 import { editBytes } from "./editBytes.ts"
-import { EDIT } from "../read/description.ts"
+import { EDIT } from "./description.ts"
 import { diagnosticsAfterChange, THIS_FILE } from "../internal/file/diagnostics.ts"
 import { applyEdit, type EditOutcome } from "./editText.ts"
 import { describe, formatRange, matchedNote, reasonOf } from "./replacers/messages.ts"

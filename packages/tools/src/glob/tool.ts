@@ -19,7 +19,8 @@ import * as Stream from "effect/Stream"
 import * as z from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
 import { requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "../internal/search/common.ts"
-import { FILE_LIMIT, GLOB } from "../grep/description.ts"
+import { FILE_LIMIT } from "../internal/limits.ts"
+import { GLOB } from "./description.ts"
 import { newestFirst, TopK } from "../internal/search/topk.ts"
 
 const parameters = z.object({

@@ -11,7 +11,7 @@ import { RipgrepPortable, SpillStorage, Tool } from "@agent-tools/core"
 import { format, type Line, preview } from "./tool.ts"
 import { searchError, SkippedPaths } from "../internal/search/common.ts"
 import { spillFailure } from "../internal/shared/failures.ts"
-import { MATCH_LIMIT } from "./description.ts"
+import { MATCH_LIMIT } from "../internal/limits.ts"
 
 /** Whether `path` is a spill that only its store can read (a file store's spills are files that grep searches). */
 export const isStoreSpill = (spill: SpillStorage.SpillStorage["Service"], path: string | undefined): path is string =>

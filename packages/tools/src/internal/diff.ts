@@ -4,7 +4,8 @@
  * nothing), shown with LF endings and with the common indentation trimmed (opencode's trimDiff).
  */
 import { formatPatch, structuredPatch, type StructuredPatchHunk } from "diff"
-import { MAX_EDIT_BYTES } from "./file/files.ts"
+import { MAX_EDIT_BYTES } from "./limits.ts"
+import { megabytes } from "./size.ts"
 import { commonPrefix, commonSuffix } from "./text.ts"
 
 export interface FileDiff {
@@ -106,7 +107,7 @@ const summary = (file: string, before: string, after: string, head: number, tail
   const deletions = lines(before)
   const additions = lines(after)
   const patch = `${file}: ${deletions} line${deletions === 1 ? "" : "s"} replaced by ${additions} line${additions === 1 ? "" : "s"} ` +
-    `(the diff is not shown: the file is over ${MAX_EDIT_BYTES / 1024 / 1024} MB)`
+    `(the diff is not shown: the file is over ${megabytes(MAX_EDIT_BYTES)})`
   return { patch, additions, deletions }
 }
 

@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { InvalidCall, Tool, ToolRegistry } from "@agent-tools/core"
-import { INVALID } from "../task/description.ts"
+import { INVALID } from "./description.ts"
 
 /**
  * Chat-template control tokens some providers leak into a broken call's name or arguments:

@@ -11,7 +11,8 @@ import * as Stream from "effect/Stream"
 import * as z from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
 import { plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "../internal/search/common.ts"
-import { LIST, LIST_IGNORES, LIST_LIMIT } from "../grep/description.ts"
+import { LIST_LIMIT } from "../internal/limits.ts"
+import { LIST } from "./description.ts"
 import { TopK } from "../internal/search/topk.ts"
 
 const parameters = z.object({
@@ -20,6 +21,12 @@ const parameters = z.object({
   ),
   ignore: z.array(z.string()).optional().describe("List of glob patterns to ignore")
 })
+
+/** Directory (trailing "/") and file names the list tool leaves out, as opencode's ls does. */
+export const LIST_IGNORES = [
+  "node_modules/", "__pycache__/", ".git/", "dist/", "build/", "target/", "vendor/", "bin/", "obj/", ".idea/", ".vscode/",
+  ".zig-cache/", "zig-out", ".coverage", "coverage/", "tmp/", "temp/", ".cache/", "cache/", "logs/", ".venv/", "venv/", "env/"
+]
 
 const MAX_TOP_LEVEL = 1000
 

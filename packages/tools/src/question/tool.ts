@@ -5,7 +5,8 @@
 import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { QuestionResponder, Tool } from "@agent-tools/core"
-import { MAX_HEADER, MAX_LABEL, QUESTION } from "../todo/description.ts"
+import { MAX_HEADER, MAX_LABEL } from "../internal/limits.ts"
+import { QUESTION } from "./description.ts"
 
 export { MAX_HEADER, MAX_LABEL }
 

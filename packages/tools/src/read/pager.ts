@@ -3,7 +3,8 @@
  * whole decoded file or from a byte stream (big files, spills of non-file stores) that it stops as
  * soon as the page is full, with memory bounded even for a file that is one huge line.
  */
-import { MAX_LINE_LENGTH, MAX_READ_BYTES } from "./description.ts"
+import { MAX_LINE_LENGTH, MAX_READ_BYTES } from "../internal/limits.ts"
+import { kilobytes } from "../internal/size.ts"
 
 export const LINE_SUFFIX = `... (line truncated to ${MAX_LINE_LENGTH} chars)`
 
@@ -37,7 +38,7 @@ export class Pager {
   /** The cap the footer names when the page stops at `maxBytes`. */
   readonly capLabel: string
 
-  constructor(offset: number, limit: number, maxBytes = MAX_READ_BYTES, capLabel = `${MAX_READ_BYTES / 1024} KB`) {
+  constructor(offset: number, limit: number, maxBytes = MAX_READ_BYTES, capLabel = kilobytes(MAX_READ_BYTES)) {
     this.offset = offset
     this.limit = limit
     this.maxBytes = maxBytes

@@ -15,7 +15,8 @@ import { Permission, PermissionRules, Tool, Workspace } from "@agent-tools/core"
 import { displayPath } from "../internal/file/common.ts"
 import { fsErrorReason } from "../internal/file/files.ts"
 import { locate, withExternal } from "../internal/shared/access.ts"
-import * as Descriptions from "../task/description.ts"
+import { SKILL_FILES_LIMIT } from "../internal/limits.ts"
+import * as Descriptions from "./description.ts"
 import * as Skills from "./skills.ts"
 
 const parameters = z.object({
@@ -69,7 +70,7 @@ export const SkillTool = Tool.define(
         )
       )
       const body = Skills.frontMatter(text)?.body ?? text
-      const files = yield* Skills.sampleFiles(skill.dir, Descriptions.SKILL_FILES_LIMIT).pipe(
+      const files = yield* Skills.sampleFiles(skill.dir, SKILL_FILES_LIMIT).pipe(
         Effect.provideService(FileSystem.FileSystem, fs),
         Effect.provideService(Path.Path, path)
       )

@@ -24,14 +24,9 @@ import { BlockedAddressError } from "./address.ts"
 import { readCapped, readPrefix } from "../internal/web/body.ts"
 import { WebFetchClient } from "./client.ts"
 import { convertHtml, isHtml } from "./convert.ts"
-import {
-  DEFAULT_TIMEOUT_SECONDS,
-  MAX_ERROR_BODY_BYTES,
-  MAX_REDIRECTS,
-  MAX_RESPONSE_BYTES,
-  MAX_TIMEOUT_SECONDS,
-  WEBFETCH
-} from "./description.ts"
+import { DEFAULT_TIMEOUT_SECONDS, MAX_ERROR_BODY_BYTES, MAX_REDIRECTS, MAX_RESPONSE_BYTES, MAX_TIMEOUT_SECONDS } from "../internal/limits.ts"
+import { kilobytes, megabytes } from "../internal/size.ts"
+import { WEBFETCH } from "./description.ts"
 import { rawGitHubUrl } from "./github.ts"
 import * as Untrusted from "./untrusted.ts"
 
@@ -60,7 +55,7 @@ const BROWSER_AGENT =
 // Cloudflare challenges a browser User-Agent whose TLS fingerprint is not a browser's; an honest one passes.
 const HONEST_AGENT = "agent-tools"
 
-const megabytes = `${MAX_RESPONSE_BYTES / 1024 / 1024} MB`
+const responseLimit = megabytes(MAX_RESPONSE_BYTES)
 
 const fail = (reason: Tool.ToolErrorReason, message: string, cause?: unknown) =>
   new Tool.ToolError({ tool: "webfetch", reason, message, ...(cause === undefined ? {} : { cause }) })
@@ -96,7 +91,7 @@ type Fetched =
 const readBody = (response: HttpClientResponse.HttpClientResponse, url: URL) =>
   Effect.flatMap(
     Effect.mapError(readCapped(response, MAX_RESPONSE_BYTES), transportError(url)),
-    (bytes) => bytes === undefined ? Effect.fail(fail("too-large", `Response too large (exceeds ${megabytes} limit)`)) : Effect.succeed(bytes)
+    (bytes) => bytes === undefined ? Effect.fail(fail("too-large", `Response too large (exceeds ${responseLimit} limit)`)) : Effect.succeed(bytes)
   )
 
 /**
@@ -168,7 +163,7 @@ const statusError = (response: HttpClientResponse.HttpClientResponse, url: URL, 
         onFailure: () => Effect.succeed(""),
         onSuccess: ({ bytes, complete }) =>
           Effect.map(bodyText(bytes, response.headers["content-type"] ?? "", format), (text) =>
-            text.trim() === "" ? "" : (complete ? "Body:\n" : `Body (the first ${MAX_ERROR_BODY_BYTES / 1024} KB):\n`) + Untrusted.wrap(url.href, text))
+            text.trim() === "" ? "" : (complete ? "Body:\n" : `Body (the first ${kilobytes(MAX_ERROR_BODY_BYTES)}):\n`) + Untrusted.wrap(url.href, text))
       })
     )
     return fail(

@@ -2,7 +2,8 @@
 import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Tool } from "@agent-tools/core"
-import { DEFAULT_NUM_RESULTS, MAX_NUM_RESULTS, WEBSEARCH } from "../webfetch/description.ts"
+import { DEFAULT_NUM_RESULTS, MAX_NUM_RESULTS } from "../internal/limits.ts"
+import { WEBSEARCH } from "./description.ts"
 import * as Exa from "../internal/web/exa.ts"
 
 export const parameters = z.object({

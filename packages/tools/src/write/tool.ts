@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import { callRequests, type Services, transaction } from "../internal/file/common.ts"
-import { WRITE } from "../read/description.ts"
+import { WRITE } from "./description.ts"
 import { diagnosticsAfterChange, THIS_FILE } from "../internal/file/diagnostics.ts"
 import { type Decoded, eolStats, encodingLabel, withEol } from "../internal/text.ts"
 

@@ -10,7 +10,7 @@
 import { type Candidate, type Doc, type Find, identity, lineEnd, lineRegion, lineStart, looseKey, occurrences } from "./doc.ts"
 
 // Lines of oldString tried as the anchor before settling for a frequent one.
-const MAX_PROBES = 6
+export const MAX_PROBES = 6
 
 
 interface Window {

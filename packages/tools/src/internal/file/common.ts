@@ -16,7 +16,9 @@ import { editRequests } from "../shared/protected.ts"
 import { type FileDiff, type Span, spanDiff, unifiedDiff } from "../diff.ts"
 import { giveBack } from "../buffers.ts"
 import { overlapping } from "./rebase.ts"
-import { atomicWrite, describeFsError, ensureDirectory, fsErrorReason, type Entry, inspect, MAX_EDIT_BYTES, readKnownSize } from "./files.ts"
+import { atomicWrite, describeFsError, ensureDirectory, fsErrorReason, type Entry, inspect, readKnownSize } from "./files.ts"
+import { MAX_EDIT_BYTES } from "../limits.ts"
+import { megabytes } from "../size.ts"
 import { similarity } from "../similarity.ts"
 import { decode, type Decoded, encode, encodeChange, encodingLabel, isBinary, isUnencodable, type Unencodable } from "../text.ts"
 
@@ -44,8 +46,6 @@ export const displayPath = Effect.fnUntraced(function*(resolved: Workspace.Resol
   const rel = path.relative(workspace.root, resolved.real)
   return rel.length === 0 ? "." : rel.split(path.sep).join("/")
 })
-
-const MB = (n: number) => `${n / 1024 / 1024} MB`
 
 /** A path looked up as something the file tools can change: a file, or nothing yet. */
 type Changeable = Extract<Entry, { _tag: "File" | "Missing" }>
@@ -75,7 +75,7 @@ const readText = Effect.fnUntraced(function*(
     return yield* fail(
       tool,
       "too-large",
-      `File ${shown} is too large to edit (${entry.size} bytes; the limit is ${MB(MAX_EDIT_BYTES)}). ` +
+      `File ${shown} is too large to edit (${entry.size} bytes; the limit is ${megabytes(MAX_EDIT_BYTES)}). ` +
         "Use bash (sed, a script) for changes to files this size."
     )
   }

@@ -12,13 +12,6 @@ import type { PlatformError } from "effect/PlatformError"
 import type { Tool } from "@agent-tools/core"
 import { takeBuffer } from "../buffers.ts"
 
-/**
- * Files bigger than this are not edited in memory (edit, multiedit, write over an existing file,
- * apply_patch updates): decoding, normalising and diffing would hold several copies at once. Read
- * pages through them instead; bash (sed, a script) can change them.
- */
-export const MAX_EDIT_BYTES = 10 * 1024 * 1024
-
 export type Entry =
   | { readonly _tag: "Missing" }
   | { readonly _tag: "Directory" }

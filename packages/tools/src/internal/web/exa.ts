@@ -15,7 +15,8 @@ import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { Tool } from "@agent-tools/core"
 import { readCapped } from "./body.ts"
-import { MAX_RESPONSE_BYTES, SEARCH_TIMEOUT_SECONDS } from "../../webfetch/description.ts"
+import { MAX_RESPONSE_BYTES, SEARCH_TIMEOUT_SECONDS } from "../limits.ts"
+import { megabytes } from "../size.ts"
 
 export const DEFAULT_ENDPOINT = "https://mcp.exa.ai/mcp"
 
@@ -95,7 +96,7 @@ export const call = Effect.fn("Exa.call")(function*(tool: string, name: string, 
       const detail = text.trim().slice(0, 300)
       return yield* fail("io", `${tool} request failed with status code: ${response.status}${detail === "" ? "" : `: ${detail}`}`)
     }
-    if (bytes === undefined) return yield* fail("too-large", `${tool}: the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB`)
+    if (bytes === undefined) return yield* fail("too-large", `${tool}: the answer is larger than ${megabytes(MAX_RESPONSE_BYTES)}`)
     return text
   })).pipe(
     Effect.catchTag("HttpClientError", (error) => {
