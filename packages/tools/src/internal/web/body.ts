@@ -2,6 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import { Bytes } from "@agent-tools/core"
 
 /**
  * The body's bytes, or undefined once it passes `limit` bytes (a declared Content-Length over
@@ -23,13 +24,7 @@ export const readCapped = Effect.fnUntraced(function*(response: HttpClientRespon
     )
   )
   if (total > limit) return undefined
-  const bytes = new Uint8Array(total)
-  let at = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return bytes
+  return Bytes.concat(chunks, total)
 })
 
 /**
