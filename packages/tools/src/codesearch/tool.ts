@@ -1,7 +1,6 @@
 /** codesearch: code and API context through Exa (`get_code_context_exa`); listed only where `ExaConfig` is provided. */
-import * as Effect from "effect/Effect"
 import * as z from "zod"
-import { Tool } from "@agent-tools/core"
+import type { Tool } from "@agent-tools/core"
 import { DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from "../internal/limits.ts"
 import { CODESEARCH } from "./description.ts"
 import * as Exa from "../internal/web/exa.ts"
@@ -20,34 +19,14 @@ type Args = z.output<typeof parameters>
 export const NO_RESULTS =
   "No code snippets or documentation found. Please try a different query, be more specific about the library or programming concept, or check the spelling of framework names."
 
-const requestsOf = (args: Args): ReadonlyArray<Tool.AskInput> => [{
-  permission: "codesearch",
-  patterns: [args.query],
-  always: ["*"],
-  metadata: { query: args.query, tokensNum: args.tokensNum }
-}]
-
-export const CodeSearchTool = Tool.define(
-  "codesearch",
-  Effect.gen(function*() {
-    const services = yield* Effect.context<Exa.Services>()
-
-    const execute = Effect.fn("CodeSearchTool.execute")(function*(args: Args, ctx: Tool.Context) {
-      yield* ctx.askAll(requestsOf(args))
-      const result = yield* Exa.call("codesearch", "get_code_context_exa", { query: args.query, tokensNum: args.tokensNum })
-      return {
-        title: `Code search: ${args.query}`,
-        output: result ?? NO_RESULTS,
-        metadata: { query: args.query, tokensNum: args.tokensNum }
-      }
-    }, Effect.provide(services))
-
-    return {
-      description: CODESEARCH,
-      parameters,
-      execute,
-      requests: (args: Args) => Effect.succeed(requestsOf(args)),
-      annotations: { readOnly: true, openWorld: true }
-    } satisfies Tool.Def<typeof parameters>
-  })
-)
+export const CodeSearchTool: Tool.Definition<"codesearch", typeof parameters, Exa.Services> = Exa.searchTool("codesearch", {
+  description: CODESEARCH,
+  parameters,
+  span: "CodeSearchTool.execute",
+  exaTool: "get_code_context_exa",
+  title: "Code search",
+  noResults: NO_RESULTS,
+  askMetadata: (args: Args) => ({ query: args.query, tokensNum: args.tokensNum }),
+  arguments: (args: Args) => ({ query: args.query, tokensNum: args.tokensNum }),
+  metadata: (args: Args) => ({ query: args.query, tokensNum: args.tokensNum })
+})

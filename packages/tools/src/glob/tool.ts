@@ -18,7 +18,7 @@ import * as Path from "effect/Path"
 import * as Stream from "effect/Stream"
 import * as z from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
-import { requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "../internal/search/common.ts"
+import { listing, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "../internal/search/common.ts"
 import { FILE_LIMIT } from "../internal/limits.ts"
 import { GLOB } from "./description.ts"
 import { newestFirst, TopK } from "../internal/search/topk.ts"
@@ -119,13 +119,7 @@ export const GlobTool = Tool.define(
           )
         }
       }
-      const notice = skipped.notice()
-      if (notice !== "") lines.push("", notice)
-      return {
-        title: root.shown,
-        output: lines.join("\n"),
-        metadata: { count: total, shown: top.size, skipped: skipped.count, truncated }
-      }
+      return listing(root, lines, top, skipped)
     }, Effect.provide(services))
 
     return { description: GLOB, parameters, execute, requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests), annotations: { readOnly: true } } satisfies Tool.Def<typeof parameters>

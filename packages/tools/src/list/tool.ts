@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as z from "zod"
 import { Ripgrep, Tool } from "@agent-tools/core"
-import { plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "../internal/search/common.ts"
+import { listing, plural, requestsOf, resolveRoot, searchError, type Services, SkippedPaths } from "../internal/search/common.ts"
 import { LIST_LIMIT } from "../internal/limits.ts"
 import { LIST } from "./description.ts"
 import { TopK } from "../internal/search/topk.ts"
@@ -124,13 +124,7 @@ export const ListTool = Tool.define(
           `(Showing ${top.size} of ${total} files, shallowest first; ${total - top.size} more not shown. List a subdirectory with path, or use glob to find files by name.)`
         )
       }
-      const notice = skipped.notice()
-      if (notice !== "") lines.push("", notice)
-      return {
-        title: root.shown,
-        output: lines.join("\n"),
-        metadata: { count: total, shown: top.size, skipped: skipped.count, truncated }
-      }
+      return listing(root, lines, top, skipped)
     }, Effect.provide(services))
 
     return {

@@ -1,7 +1,6 @@
 /** websearch: a web search through Exa (`web_search_exa`); listed only where `ExaConfig` is provided. */
-import * as Effect from "effect/Effect"
 import * as z from "zod"
-import { Tool } from "@agent-tools/core"
+import type { Tool } from "@agent-tools/core"
 import { DEFAULT_NUM_RESULTS, MAX_NUM_RESULTS } from "../internal/limits.ts"
 import { WEBSEARCH } from "./description.ts"
 import * as Exa from "../internal/web/exa.ts"
@@ -26,41 +25,20 @@ type Args = z.output<typeof parameters>
 
 export const NO_RESULTS = "No search results found. Please try a different query."
 
-const requestsOf = (args: Args): ReadonlyArray<Tool.AskInput> => [{
-  permission: "websearch",
-  patterns: [args.query],
-  always: ["*"],
-  metadata: { query: args.query, numResults: args.numResults, livecrawl: args.livecrawl, type: args.type }
-}]
-
-export const WebSearchTool = Tool.define(
-  "websearch",
-  Effect.gen(function*() {
-    const services = yield* Effect.context<Exa.Services>()
-
-    const execute = Effect.fn("WebSearchTool.execute")(function*(args: Args, ctx: Tool.Context) {
-      yield* ctx.askAll(requestsOf(args))
-      const numResults = args.numResults ?? DEFAULT_NUM_RESULTS
-      const result = yield* Exa.call("websearch", "web_search_exa", {
-        query: args.query,
-        type: args.type ?? "auto",
-        numResults,
-        livecrawl: args.livecrawl ?? "fallback",
-        ...(args.contextMaxCharacters === undefined ? {} : { contextMaxCharacters: args.contextMaxCharacters })
-      })
-      return {
-        title: `Web search: ${args.query}`,
-        output: result ?? NO_RESULTS,
-        metadata: { query: args.query, numResults }
-      }
-    }, Effect.provide(services))
-
-    return {
-      description: WEBSEARCH,
-      parameters,
-      execute,
-      requests: (args: Args) => Effect.succeed(requestsOf(args)),
-      annotations: { readOnly: true, openWorld: true }
-    } satisfies Tool.Def<typeof parameters>
-  })
-)
+export const WebSearchTool: Tool.Definition<"websearch", typeof parameters, Exa.Services> = Exa.searchTool("websearch", {
+  description: WEBSEARCH,
+  parameters,
+  span: "WebSearchTool.execute",
+  exaTool: "web_search_exa",
+  title: "Web search",
+  noResults: NO_RESULTS,
+  askMetadata: (args: Args) => ({ query: args.query, numResults: args.numResults, livecrawl: args.livecrawl, type: args.type }),
+  arguments: (args: Args) => ({
+    query: args.query,
+    type: args.type ?? "auto",
+    numResults: args.numResults ?? DEFAULT_NUM_RESULTS,
+    livecrawl: args.livecrawl ?? "fallback",
+    ...(args.contextMaxCharacters === undefined ? {} : { contextMaxCharacters: args.contextMaxCharacters })
+  }),
+  metadata: (args: Args) => ({ query: args.query, numResults: args.numResults ?? DEFAULT_NUM_RESULTS })
+})

@@ -65,6 +65,25 @@ export const searchError = (tool: string) => (e: Ripgrep.Error): Tool.ToolError 
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
+/**
+ * A glob or list result: its lines, then the notice of skipped paths, titled with the root; the
+ * counts say how many files matched (`offered`) and how many are shown (`size`).
+ */
+export const listing = (
+  root: Root,
+  lines: Array<string>,
+  files: { readonly offered: number; readonly size: number },
+  skipped: SkippedPaths
+) => {
+  const notice = skipped.notice()
+  if (notice !== "") lines.push("", notice)
+  return {
+    title: root.shown,
+    output: lines.join("\n"),
+    metadata: { count: files.offered, shown: files.size, skipped: skipped.count, truncated: files.offered > files.size }
+  }
+}
+
 /** Counts skipped paths and keeps a few examples for the notice. */
 export class SkippedPaths {
   count = 0

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as z from "zod"
 import { Tool } from "@agent-tools/core"
 import { readCapped } from "./body.ts"
 import { MAX_RESPONSE_BYTES, SEARCH_TIMEOUT_SECONDS } from "../limits.ts"
@@ -110,3 +111,63 @@ export const call = Effect.fn("Exa.call")(function*(tool: string, name: string, 
   )
   return yield* resultOf(tool, body)
 })
+
+/** What tells websearch and codesearch apart; the rest (permission, call, result) they share. */
+export interface SearchSpec<P extends z.ZodType<{ readonly query: string }>> {
+  readonly description: string
+  readonly parameters: P
+  /** The span of the tool's execute. */
+  readonly span: string
+  /** The Exa MCP tool called. */
+  readonly exaTool: string
+  /** Before the query in the result's title (`Web search: …`). */
+  readonly title: string
+  /** The output when Exa has no answer. */
+  readonly noResults: string
+  /** The permission ask's metadata. */
+  readonly askMetadata: (args: z.output<P>) => Tool.Metadata
+  /** The arguments sent to Exa. */
+  readonly arguments: (args: z.output<P>) => Record<string, unknown>
+  /** The result's metadata. */
+  readonly metadata: (args: z.output<P>) => Tool.Metadata
+}
+
+/**
+ * An Exa search tool: it asks permission `id` for the query (always-allow `*`), calls `exaTool`
+ * and returns its answer, read-only and open-world.
+ */
+export const searchTool = <const Id extends string, P extends z.ZodType<{ readonly query: string }>>(
+  id: Id,
+  spec: SearchSpec<P>
+): Tool.Definition<Id, P, Services> =>
+  Tool.define(
+    id,
+    Effect.gen(function*() {
+      const services = yield* Effect.context<Services>()
+
+      const requestsOf = (args: z.output<P>): ReadonlyArray<Tool.AskInput> => [{
+        permission: id,
+        patterns: [args.query],
+        always: ["*"],
+        metadata: spec.askMetadata(args)
+      }]
+
+      const execute = Effect.fn(spec.span)(function*(args: z.output<P>, ctx: Tool.Context) {
+        yield* ctx.askAll(requestsOf(args))
+        const result = yield* call(id, spec.exaTool, spec.arguments(args))
+        return {
+          title: `${spec.title}: ${args.query}`,
+          output: result ?? spec.noResults,
+          metadata: spec.metadata(args)
+        }
+      }, Effect.provide(services))
+
+      return {
+        description: spec.description,
+        parameters: spec.parameters,
+        execute,
+        requests: (args: z.output<P>) => Effect.succeed(requestsOf(args)),
+        annotations: { readOnly: true, openWorld: true }
+      } satisfies Tool.Def<P>
+    })
+  )
