@@ -12,6 +12,7 @@
  *   unanchored chunk changes the first place its lines occur.
  */
 import { dominantEol } from "../internal/text.ts"
+import { MAX_LISTED } from "../internal/limits.ts"
 import { dice } from "../internal/similarity.ts"
 import type { Chunk, ChunkLine } from "./parser.ts"
 import { otherMatches, seek, seekSequence } from "./seek.ts"
@@ -87,8 +88,6 @@ const hint = (texts: ReadonlyArray<string>, chunk: Chunk): string => {
   }
   return notes.length === 0 ? "" : "\n" + notes.join("\n")
 }
-
-const MAX_LISTED = 10
 
 /** A chunk whose lines occur more than once and nothing says which (no `@@` line). */
 const ambiguous = (file: string, chunk: Chunk, length: number, at: ReadonlyArray<number>): string => {

@@ -10,6 +10,9 @@
  */
 export const MAX_EDIT_BYTES = 10 * 1024 * 1024
 
+/** Most places an error about an ambiguous match (edit, apply_patch) lists; it counts the rest. */
+export const MAX_LISTED = 10
+
 /** Lines read returns when no limit is given. */
 export const READ_LIMIT = 2000
 /** Longest line read and grep show; longer lines are cut. */

@@ -4,9 +4,9 @@
  */
 import type { Tool } from "@agent-tools/core"
 import type { LineRange, ReplaceError } from "./index.ts"
+import { MAX_LISTED } from "../../internal/limits.ts"
 import { dice } from "../../internal/similarity.ts"
 
-const MAX_LISTED = 10
 const MAX_QUOTE = 160
 
 const quote = (s: string): string => JSON.stringify(s.length > MAX_QUOTE ? s.slice(0, MAX_QUOTE) + "…" : s)
