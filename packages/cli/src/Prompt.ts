@@ -7,8 +7,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Semaphore from "effect/Semaphore"
 import * as Stdio from "effect/Stdio"
+import * as Stream from "effect/Stream"
 import * as Terminal from "effect/Terminal"
 import { DisplayText, Permission, type Tool } from "@agent-tools/core"
 import * as Output from "./Output.ts"
@@ -126,26 +128,21 @@ export const interactive = Effect.fnUntraced(function*(
   const claimed = new Set<string>()
   const terminal = Semaphore.makeUnsafe(1)
 
-  const isPending = (id: string) => Effect.map(permission.pending, (all) => all.some((r) => r.id === id))
-
-  // The forked ask registers its request within a few scheduler turns; stop if it already ended.
+  // The forked ask's request, taken from the asks as it is made; none when the ask ended first
+  // (decided without a prompt, or failed).
   const claim = (fiber: Fiber.Fiber<void, unknown>) =>
-    Effect.gen(function*() {
-      for (let turn = 0;; turn++) {
-        const request = (yield* permission.pending).find((r) => r.tool?.callID === context.callID && !claimed.has(r.id))
-        if (request !== undefined) {
-          claimed.add(request.id)
-          return request
-        }
-        if (fiber.pollUnsafe() !== undefined) return undefined
-        yield* turn < 100 ? Effect.yieldNow : Effect.sleep("5 millis")
-      }
-    })
+    permission.asks.pipe(
+      Stream.filter((r) => r.tool?.callID === context.callID && !claimed.has(r.id)),
+      Stream.runHead,
+      Effect.map(Option.getOrUndefined),
+      Effect.raceFirst(Effect.as(Fiber.await(fiber), undefined)),
+      Effect.tap((request) => Effect.sync(() => request !== undefined && claimed.add(request.id)))
+    )
 
   const answer = (request: Permission.Request) =>
     Effect.gen(function*() {
       // An `always` or a reject of an earlier prompt may have settled this request meanwhile.
-      if (!(yield* isPending(request.id))) return
+      if (!(yield* permission.pending).some((r) => r.id === request.id)) return
       const reply = yield* promptReply(request).pipe(Effect.provideContext(services))
       yield* permission.reply({ requestID: request.id, reply })
     }).pipe(terminal.withPermit)

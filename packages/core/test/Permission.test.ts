@@ -16,16 +16,12 @@ const provide = (options: Permission.LayerOptions = { rules }) =>
 
 const bash = (sessionID: string, ...patterns: Array<string>): AskInput => ({ sessionID, permission: "bash", patterns })
 
-/** Polls `pending` until `n` requests wait (asks run in forked fibers). */
+/** Waits on the published asks until `n` were asked (asks run in forked fibers); then what is pending. */
 const pendingAtLeast = (n: number) =>
   Effect.gen(function*() {
     const permission = yield* Permission.Permission
-    for (let i = 0; i < 1000; i++) {
-      const list = yield* permission.pending
-      if (list.length >= n) return list
-      yield* Effect.yieldNow
-    }
-    return yield* Effect.die(`expected ${n} pending requests`)
+    yield* Stream.runDrain(Stream.take(permission.asks, n))
+    return yield* permission.pending
   })
 
 const askInBackground = (input: AskInput) =>
@@ -106,7 +102,7 @@ describe("Permission.ask", () => {
       const context = yield* Layer.buildWithScope(Permission.layer({ rules }).pipe(Layer.provide(Events.layer())), scope)
       const permission = Context.get(context, Permission.Permission)
       const fiber = yield* permission.ask(bash("s1", "ls")).pipe(Effect.forkChild)
-      while ((yield* permission.pending).length === 0) yield* Effect.yieldNow
+      yield* Stream.runHead(permission.asks)
       yield* Scope.close(scope, Exit.void)
       const error = yield* Effect.flip(Fiber.join(fiber))
       expect(error._tag).toBe("PermissionRejectedError")

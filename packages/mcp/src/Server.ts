@@ -64,8 +64,6 @@ export interface Options {
   readonly progressInterval?: Duration.Input | undefined
   /** How long a permission prompt may stay open before it counts as rejected (default 1 h). */
   readonly elicitationTimeout?: Duration.Input | undefined
-  /** How often pending permission asks are checked (default 20 ms). */
-  readonly pollInterval?: Duration.Input | undefined
   /**
    * stdio only: the largest JSON-RPC message accepted, in bytes (default 10 MiB). A larger one gets
    * its own error and the server keeps serving the others.
@@ -250,7 +248,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
       })
   }
   // Answers permission asks once the services are there (none can be asked before).
-  yield* Effect.forkScoped(withServices(Responder.run({ sessionID, elicitor, yes: options.yes ?? false, interval: options.pollInterval })))
+  yield* Effect.forkScoped(withServices(Responder.run({ sessionID, elicitor, yes: options.yes ?? false })))
   return server
 })
 

@@ -160,7 +160,7 @@ const compare = (c: Case, session: string) =>
   Effect.gen(function*() {
     const label = `${c.tool} ${JSON.stringify(c.args)}`
     const explained = yield* Effect.exit(Explain.explain(c.tool, c.args, { sessionID: session }))
-    const responder = yield* ScriptedPermission.run(() => "once", { interval: "1 millis" })
+    const responder = yield* ScriptedPermission.run(() => "once")
     const registry = yield* ToolRegistry.ToolRegistry
     const ctx = yield* Tool.makeContext({ sessionID: session, tool: c.tool })
     const called = yield* Effect.exit(registry.execute(c.tool, c.args, ctx))
