@@ -87,7 +87,7 @@ const readText = Effect.fnUntraced(function*(
  * not mtime). With `rebase`, a file changed since the read whose read bytes FileTime kept is not
  * an error yet: the bytes read and the refusal are returned, for the change to be re-based.
  */
-const assertFresh = (tool: string, sessionID: string, real: string, bytes: Uint8Array, rebase: boolean) =>
+const freshOrBase = (tool: string, sessionID: string, real: string, bytes: Uint8Array, rebase: boolean) =>
   FileTime.FileTime.use((ft) =>
     ft.assert(sessionID, real, bytes).pipe(
       Effect.as(undefined),
@@ -101,6 +101,13 @@ const assertFresh = (tool: string, sessionID: string, real: string, bytes: Uint8
       new Tool.ToolError({ tool, message: e._tag === "PlatformError" ? `Cannot check ${real}: ${describeFsError(e)}` : e.message })
     )
   )
+
+/**
+ * Fails unless this session read the file and `bytes` (just read, under the path's lock) are what
+ * it read: the refusal of a stale change, the same for every tool that writes files.
+ */
+export const assertFresh = (tool: string, sessionID: string, real: string, bytes: Uint8Array) =>
+  Effect.asVoid(freshOrBase(tool, sessionID, real, bytes, false))
 
 /** What a re-based change says in its result. */
 export const REBASED_NOTE = "The file had been changed since you read it, in other lines than this edit touches: " +
@@ -189,7 +196,7 @@ export const transaction = <A, R>(
         if (entry._tag === "File") {
           const bytes = yield* readText(tool, real, shown, entry, options.anySize === true).pipe(Scope.provide(reading))
           if (!closeAfterRename) yield* Scope.close(reading, Exit.void)
-          stale = yield* assertFresh(tool, ctx.sessionID, real, bytes, options.rebase === true)
+          stale = yield* freshOrBase(tool, ctx.sessionID, real, bytes, options.rebase === true)
           let decoded: Decoded | undefined
           // Decoded only when the change asks: a change made on the bytes never makes the string.
           read = {
