@@ -1,6 +1,7 @@
 /**
  * Permission asks answered at the terminal: the request is shown on stderr (permission, patterns,
- * the command, the diff of an edit, the real path of an outside directory) and a line is read
+ * what the tool's plan shows: the command with the notes of its analysis, the diff of a file change;
+ * the real path of an outside directory) and a line is read
  * through Effect's Terminal: once, always or reject. Everything a tool supplied is shown through
  * `DisplayText`: control and bidi characters escaped, a multi-line command or diff indented under
  * its label, so nothing in it can repaint the prompt or pass for a line of it.
@@ -37,9 +38,6 @@ export const parseAnswer = (line: string): Permission.Reply | undefined => {
   }
 }
 
-const MAX_DETAIL = 8000
-const clip = (text: string) =>
-  text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL)}\n… (${text.length - MAX_DETAIL} more characters)`
 
 const INDENT = "    "
 const indent = (text: string) => `${INDENT}${DisplayText.block(text, INDENT)}`
@@ -53,10 +51,14 @@ const renderItem = (item: Permission.Item, lines: Array<string>) => {
     return value === undefined ? undefined : DisplayText.line(value)
   }
   for (const pattern of item.patterns) lines.push(`  pattern: ${DisplayText.line(pattern)}`)
-  const command = raw("command")
+  const display = item.display
+  // What the tool's plan says the prompt shows (the command with its notes, the change as a diff)
+  // comes first; the metadata's own command or diff stands in for a tool that gives none.
+  const command = display?.kind === "command" ? display.command : display === undefined ? raw("command") : undefined
   if (command !== undefined) {
     lines.push(command.includes("\n") ? `  command:\n${indent(command.replace(/\r?\n$/, ""))}` : `  command: ${DisplayText.line(command)}`)
   }
+  if (display?.kind === "command") for (const note of display.notes) lines.push(`  note: ${DisplayText.line(note)}`)
   const description = text("description")
   if (description !== undefined) lines.push(`  description: ${description}`)
   if (item.permission === "external_directory") {
@@ -70,8 +72,8 @@ const renderItem = (item: Permission.Item, lines: Array<string>) => {
     const file = text("filepath") ?? text("filePath")
     if (file !== undefined) lines.push(`  file: ${file}`)
   }
-  const diff = raw("diff")
-  if (diff !== undefined && diff.trim() !== "") lines.push("  diff:", indent(clip(diff.trimEnd())))
+  const diff = display?.kind === "diff" ? display.diff : raw("diff")
+  if (diff !== undefined && diff.trim() !== "") lines.push("  diff:", indent(DisplayText.clip(diff.trimEnd())))
 }
 
 /** The request as the user sees it: every request of the call, one answer for all of them. */
