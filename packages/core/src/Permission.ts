@@ -451,9 +451,9 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
           Effect.withSpan("Permission.pending")
         ),
         asks,
-        settled: (requestID) => Effect.suspend(() => {
+        settled: Effect.fn("Permission.settled")(function*(requestID: string) {
           const entry = pending.get(requestID)
-          return entry === undefined ? Effect.void : Deferred.await(entry.gone)
+          if (entry !== undefined) yield* Deferred.await(entry.gone)
         }),
         evaluate,
         explain,

@@ -1,8 +1,9 @@
 /**
  * The tool contract: `define` a tool with zod parameters and `build` it inside a layer so its `init`
- * gets the services it needs. A built tool holds the pieces of a call (validate, the permission
- * step, run); the one place that puts them together — with hooks, events, abort and the
- * truncation policy — is `ToolRegistry.execute`, which every entry point calls.
+ * gets the services it needs. A built tool holds the pieces of a call (validate; its plan: the
+ * permission requests and what the run takes over; run); the one place that puts them together —
+ * with hooks, events, abort and the truncation policy — is `ToolRegistry.execute`, which every
+ * entry point calls.
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
