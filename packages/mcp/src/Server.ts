@@ -6,7 +6,7 @@
  * the latter is marked unstable, derives `structuredContent` from a tool's success schema (the
  * whole result, where the contract wants `{ title, metadata }` beside the text) and elicits only
  * from inside the request's own fiber, while our asks surface in a separate fiber through
- * `Permission.pending`. The SDK is the reference implementation clients are tested against;
+ * `Permission.asks`. The SDK is the reference implementation clients are tested against;
  * elicitation at any time, progress tied to a request, cancellation signals and capability checks
  * are first-class there. Everything around it stays Effect: handlers run as fibers of the
  * server's scope and are interrupted when the client goes away.

@@ -325,6 +325,9 @@ export const planChange = <A, R>(
     const target = yield* editTarget(tool, call.filePath)
     const worked = yield* Effect.gen(function*() {
       const entry = yield* lookUp(tool, target.real, target.shown)
+      // A file over the edit limit (write replaces any size) would be read whole a second time for
+      // a diff the result only summarises: the prompt goes without it.
+      if (entry._tag === "File" && entry.size > MAX_EDIT_BYTES) return undefined
       let read: { readonly bytes: Uint8Array; readonly decoded: Decoded } | undefined
       let copy: Uint8Array | undefined
       if (entry._tag === "File") {
