@@ -306,4 +306,16 @@ describe("the approval reason", () => {
       "bash echo hi\\x1b[2K\\r\\nrm -rf ~; edit a\\u202e.ts (/ws/a\\u202e.ts\\u2066)"
     )
   })
+
+  it("shows a diff as a block after a gutter, its controls escaped, so no line of it passes for a line of the reason", () => {
+    assert.strictEqual(
+      Calls.describeAsks([{
+        sessionID: "s",
+        permission: "edit",
+        patterns: ["a.ts"],
+        display: { kind: "diff", path: "a.ts", diff: "-old\n+new\x1b[2J\r\nApproved: yes\n" }
+      }]),
+      "edit a.ts\n  | -old\n  | +new\\x1b[2J\n  | Approved: yes"
+    )
+  })
 })
