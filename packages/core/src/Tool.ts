@@ -180,8 +180,6 @@ export interface Built {
   readonly plan: (args: unknown, ctx: Context) => Effect.Effect<Plan, ExecuteError>
   /** The tool declares its requests (`requests` or `plan`); else it may still ask while it runs. */
   readonly declaresRequests: boolean
-  /** The tool's permission requests (on validated arguments); undefined when it declares none. */
-  readonly requests?: ((args: unknown, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
   /** Why the tool cannot be offered now; undefined when it can (see `Def.unavailable`). */
   readonly unavailable: Effect.Effect<string | undefined>
   /** Callable but never listed for a model. */
@@ -279,9 +277,6 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
       Effect.map(ownRequests(args as z.output<P>, ctx), (requests) => ({ requests }))
     : () => Effect.succeed<Plan>({ requests: [] })
   const declaresRequests = ownPlan !== undefined || ownRequests !== undefined
-  const requests = declaresRequests
-    ? (args: unknown, ctx: Context) => Effect.map(plan(args, ctx), (p) => p.requests)
-    : undefined
   // Converted when first read (listing the tools): a process that only calls a tool never pays it.
   let jsonSchema: Record<string, unknown> | undefined
   const built: Built = {
@@ -299,8 +294,7 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
     validate,
     run,
     plan,
-    declaresRequests,
-    requests
+    declaresRequests
   }
   return built
 })
