@@ -231,6 +231,10 @@ export const transaction = <A, R>(
           return yield* fail(tool, stale.refusal)
         }
         yield* commit(tool, ctx.sessionID, real, bytes, entry)
+        // The read buffer that holds nothing written goes back for the next call: this read's when
+        // the plan's change was written, else the plan's.
+        if (reuse && read !== undefined) giveBack(read.bytes)
+        else if (!reuse && worked !== undefined) giveBack(worked.changed.bytes)
         return {
           shown,
           real,
