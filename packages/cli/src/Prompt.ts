@@ -8,7 +8,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
 import * as Semaphore from "effect/Semaphore"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
@@ -131,15 +130,23 @@ export const interactive = Effect.fnUntraced(function*(
   const terminal = Semaphore.makeUnsafe(1)
 
   // The forked ask's request, taken from the asks as it is made; none when the ask ended first
-  // (decided without a prompt, or failed).
+  // (decided without a prompt, or failed). Claimed as it is taken, so two asks of one call waiting
+  // side by side (batch) never take the same request.
   const claim = (fiber: Fiber.Fiber<void, unknown>) =>
-    permission.asks.pipe(
-      Stream.filter((r) => r.tool?.callID === context.callID && !claimed.has(r.id)),
-      Stream.runHead,
-      Effect.map(Option.getOrUndefined),
-      Effect.raceFirst(Effect.as(Fiber.await(fiber), undefined)),
-      Effect.tap((request) => Effect.sync(() => request !== undefined && claimed.add(request.id)))
-    )
+    Effect.suspend(() => {
+      let taken: Permission.Request | undefined
+      // One request at a time: the first unclaimed one of this call is claimed, and the stream stops.
+      return Stream.runForEachWhile(permission.asks, (r) =>
+        Effect.sync(() => {
+          if (r.tool?.callID !== context.callID || claimed.has(r.id)) return true
+          claimed.add(r.id)
+          taken = r
+          return false
+        })).pipe(
+          Effect.map(() => taken),
+          Effect.raceFirst(Effect.as(Fiber.await(fiber), undefined))
+        )
+    })
 
   const answer = (request: Permission.Request) =>
     Effect.gen(function*() {
