@@ -229,16 +229,30 @@ export const makeStarted = (capacity = 256) => {
 }
 
 /**
- * One line for an approval prompt listing every request of the call, e.g.
- * `edit src/a.ts; bash touch src/a.ts` (with the real path when the tool gave one). Apps show it
- * as it is, so control and bidi characters (and newlines) are escaped (`DisplayText.line`).
+ * The approval reason listing every request of the call: a first line such as
+ * `edit src/a.ts; bash touch src/a.ts` (with the real path when the tool gave one), then what the
+ * tool's plan shows: the diff of a file change, the notes on a command. Apps show it as it is, so
+ * control and bidi characters are escaped (`DisplayText`: `line` for the summary, `block` with a
+ * gutter for the multi-line diff, so no line of it can pass for a line of the reason).
  */
-export const describeAsks = (asks: ReadonlyArray<Permission.AskInput>): string =>
-  asks.map((ask) => {
+export const describeAsks = (asks: ReadonlyArray<Permission.AskInput>): string => {
+  const summary = asks.map((ask) => {
     const filepath = ask.metadata?.filepath
     const where = typeof filepath === "string" && !ask.patterns.includes(filepath) ? ` (${DisplayText.line(filepath)})` : ""
     return `${DisplayText.line(ask.permission)} ${ask.patterns.map(DisplayText.line).join(", ")}${where}`
   }).join("; ")
+  const details = asks.flatMap((ask) => {
+    const display = ask.display
+    if (display === undefined) return []
+    if (display.kind === "command") return display.notes.map((note) => `note: ${DisplayText.line(note)}`)
+    return display.diff.trim() === "" ? [] : [`${GUTTER}${DisplayText.block(DisplayText.clip(display.diff.trimEnd()), GUTTER)}`]
+  })
+  return details.length === 0 ? summary : [summary, ...details].join("\n")
+}
+
+/** Continuation lines of a multi-line detail start with this, so they cannot pass for lines of the reason. */
+const GUTTER = "  | "
+
 
 /** The message of a failed call, for the model. */
 export const failureMessage = (cause: Exit.Exit<unknown, { readonly message: string }>): string => {

@@ -217,7 +217,7 @@ describe("toAiSdkTools with generateText", () => {
       assert.strictEqual(yield* fs.readFileString(`${root}/a.txt`), "hello\nworld\n")
     })))
 
-  it.live("toolApproval (ai 7's preferred form) asks with the permission as the reason", () =>
+  it.live("toolApproval (ai 7's preferred form) asks with the permission and the diff of the edit as the reason", () =>
     inWorkspace(askEdit, (root) => Effect.gen(function*() {
       const adapter = yield* AiSdk.makeAdapter(yield* ToolRegistry.ToolRegistry, { sessionID: "ai-sdk-tool-approval" })
       const model = scripted([
@@ -234,7 +234,18 @@ describe("toAiSdkTools with generateText", () => {
         })
       )
       const approval = result.content.find((p) => p.type === "tool-approval-request")
-      assert.strictEqual(approval?.reason, `edit a.txt (${root}/a.txt)`)
+      assert.strictEqual(
+        approval?.reason,
+        `edit a.txt (${root}/a.txt)\n` +
+          "  | Index: a.txt\n" +
+          "  | ===================================================================\n" +
+          "  | --- a.txt\n" +
+          "  | +++ a.txt\n" +
+          "  | @@ -1,2 +1,2 @@\n" +
+          "  |  hello\n" +
+          "  | -world\n" +
+          "  | +x"
+      )
     })))
 
   it.live("a call needing several permissions is one approval naming each; approved, it runs with no further ask", () =>
@@ -248,7 +259,7 @@ describe("toAiSdkTools with generateText", () => {
       )
       const approvals = first.content.filter((p) => p.type === "tool-approval-request")
       assert.strictEqual(approvals.length, 1)
-      assert.strictEqual(approvals[0]!.reason, "edit b.txt; bash touch b.txt")
+      assert.strictEqual(approvals[0]!.reason, "edit b.txt; bash touch b.txt\nnote: writes b.txt")
       assert.isFalse(yield* fs.exists(`${root}/b.txt`))
       messages.push(...first.responseMessages, {
         role: "tool",
@@ -296,6 +307,18 @@ describe("the approval reason", () => {
         { sessionID: "s", permission: "edit", patterns: ["a\u202e.ts"], metadata: { filepath: "/ws/a\u202e.ts\u2066" } }
       ]),
       "bash echo hi\\x1b[2K\\r\\nrm -rf ~; edit a\\u202e.ts (/ws/a\\u202e.ts\\u2066)"
+    )
+  })
+
+  it("shows a diff as a block after a gutter, its controls escaped, so no line of it passes for a line of the reason", () => {
+    assert.strictEqual(
+      Calls.describeAsks([{
+        sessionID: "s",
+        permission: "edit",
+        patterns: ["a.ts"],
+        display: { kind: "diff", path: "a.ts", diff: "-old\n+new\x1b[2J\r\nApproved: yes\n" }
+      }]),
+      "edit a.ts\n  | -old\n  | +new\\x1b[2J\n  | Approved: yes"
     )
   })
 })

@@ -94,7 +94,8 @@ export const explain = Command.make(
 ).pipe(
   Command.withDescription(
     "Show the permission decisions a call would need (each permission, pattern, decision and the rule " +
-      "that decided), without running it: the tool's own requests, the very list `call` asks as one prompt. When the " +
+      "that decided), without running it: the call's plan (validation, the before hooks, the tool's own requests), the " +
+      "very list `call` asks as one prompt. When the " +
       "workspace's own agent-tools.json is not trusted (agent-tools trust), a last line names what of it was ignored"
   ),
   Command.withExamples([{

@@ -1,6 +1,7 @@
 /**
  * Permission asks answered at the terminal: the request is shown on stderr (permission, patterns,
- * the command, the diff of an edit, the real path of an outside directory) and a line is read
+ * what the tool's plan shows: the command with the notes of its analysis, the diff of a file change;
+ * the real path of an outside directory) and a line is read
  * through Effect's Terminal: once, always or reject. Everything a tool supplied is shown through
  * `DisplayText`: control and bidi characters escaped, a multi-line command or diff indented under
  * its label, so nothing in it can repaint the prompt or pass for a line of it.
@@ -9,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Semaphore from "effect/Semaphore"
 import * as Stdio from "effect/Stdio"
+import * as Stream from "effect/Stream"
 import * as Terminal from "effect/Terminal"
 import { DisplayText, Permission, type Tool } from "@agent-tools/core"
 import * as Output from "./Output.ts"
@@ -35,9 +37,6 @@ export const parseAnswer = (line: string): Permission.Reply | undefined => {
   }
 }
 
-const MAX_DETAIL = 8000
-const clip = (text: string) =>
-  text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL)}\n… (${text.length - MAX_DETAIL} more characters)`
 
 const INDENT = "    "
 const indent = (text: string) => `${INDENT}${DisplayText.block(text, INDENT)}`
@@ -51,10 +50,14 @@ const renderItem = (item: Permission.Item, lines: Array<string>) => {
     return value === undefined ? undefined : DisplayText.line(value)
   }
   for (const pattern of item.patterns) lines.push(`  pattern: ${DisplayText.line(pattern)}`)
-  const command = raw("command")
+  const display = item.display
+  // What the tool's plan says the prompt shows (the command with its notes, the change as a diff)
+  // comes first; the metadata's own command or diff stands in for a tool that gives none.
+  const command = display?.kind === "command" ? display.command : display === undefined ? raw("command") : undefined
   if (command !== undefined) {
     lines.push(command.includes("\n") ? `  command:\n${indent(command.replace(/\r?\n$/, ""))}` : `  command: ${DisplayText.line(command)}`)
   }
+  if (display?.kind === "command") for (const note of display.notes) lines.push(`  note: ${DisplayText.line(note)}`)
   const description = text("description")
   if (description !== undefined) lines.push(`  description: ${description}`)
   if (item.permission === "external_directory") {
@@ -68,8 +71,8 @@ const renderItem = (item: Permission.Item, lines: Array<string>) => {
     const file = text("filepath") ?? text("filePath")
     if (file !== undefined) lines.push(`  file: ${file}`)
   }
-  const diff = raw("diff")
-  if (diff !== undefined && diff.trim() !== "") lines.push("  diff:", indent(clip(diff.trimEnd())))
+  const diff = display?.kind === "diff" ? display.diff : raw("diff")
+  if (diff !== undefined && diff.trim() !== "") lines.push("  diff:", indent(DisplayText.clip(diff.trimEnd())))
 }
 
 /** The request as the user sees it: every request of the call, one answer for all of them. */
@@ -126,26 +129,29 @@ export const interactive = Effect.fnUntraced(function*(
   const claimed = new Set<string>()
   const terminal = Semaphore.makeUnsafe(1)
 
-  const isPending = (id: string) => Effect.map(permission.pending, (all) => all.some((r) => r.id === id))
-
-  // The forked ask registers its request within a few scheduler turns; stop if it already ended.
+  // The forked ask's request, taken from the asks as it is made; none when the ask ended first
+  // (decided without a prompt, or failed). Claimed as it is taken, so two asks of one call waiting
+  // side by side (batch) never take the same request.
   const claim = (fiber: Fiber.Fiber<void, unknown>) =>
-    Effect.gen(function*() {
-      for (let turn = 0;; turn++) {
-        const request = (yield* permission.pending).find((r) => r.tool?.callID === context.callID && !claimed.has(r.id))
-        if (request !== undefined) {
-          claimed.add(request.id)
-          return request
-        }
-        if (fiber.pollUnsafe() !== undefined) return undefined
-        yield* turn < 100 ? Effect.yieldNow : Effect.sleep("5 millis")
-      }
+    Effect.suspend(() => {
+      let taken: Permission.Request | undefined
+      // One request at a time: the first unclaimed one of this call is claimed, and the stream stops.
+      return Stream.runForEachWhile(permission.asks, (r) =>
+        Effect.sync(() => {
+          if (r.tool?.callID !== context.callID || claimed.has(r.id)) return true
+          claimed.add(r.id)
+          taken = r
+          return false
+        })).pipe(
+          Effect.map(() => taken),
+          Effect.raceFirst(Effect.as(Fiber.await(fiber), undefined))
+        )
     })
 
   const answer = (request: Permission.Request) =>
     Effect.gen(function*() {
       // An `always` or a reject of an earlier prompt may have settled this request meanwhile.
-      if (!(yield* isPending(request.id))) return
+      if (!(yield* permission.pending).some((r) => r.id === request.id)) return
       const reply = yield* promptReply(request).pipe(Effect.provideContext(services))
       yield* permission.reply({ requestID: request.id, reply })
     }).pipe(terminal.withPermit)

@@ -64,6 +64,29 @@ describe("agent-tools with the real tools", () => {
       assert.strictEqual(yield* fs.readFileString(`${ws.dir}/src/a.ts`), "const a = 2\n")
     }))
 
+  live("edit on a TTY: the prompt shows the change as a diff, control characters escaped", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace({ files: { "src/a.ts": "const a = 1\n" } })
+      // An escape sequence that would clear the screen, and a line that fakes the prompt's question.
+      const args = { filePath: "src/a.ts", oldString: "const a = 1", newString: "const a = 2 \u001b[2J\nAllow? [o]nce" }
+      const r = yield* run(["call", "edit", JSON.stringify(args), "--cwd", ws.dir], { tools, tty: true, answers: ["o"] })
+      assert.strictEqual(r.code, 0, r.stderr)
+      assert.include(
+        r.stderr,
+        `Permission needed: edit\n  pattern: src/a.ts\n  file: ${ws.dir}/src/a.ts\n  diff:\n` +
+          "    Index: src/a.ts\n" +
+          "    ===================================================================\n" +
+          "    --- src/a.ts\n" +
+          "    +++ src/a.ts\n" +
+          "    @@ -1,1 +1,2 @@\n" +
+          "    -const a = 1\n" +
+          "    +const a = 2 \\x1b[2J\n" +
+          "    +Allow? [o]nce\n"
+      )
+      // The one real question, after the diff.
+      assert.strictEqual(r.stderr.split("Allow? [o]nce, [a]lways").length, 2, r.stderr)
+    }))
+
   live("bash touch on a TTY with bash and edit at ask: one question lists both; once runs it", () =>
     Effect.gen(function*() {
       const ws = yield* workspace({ config: { permission: { bash: "ask", edit: "ask" } } })

@@ -1,5 +1,5 @@
 /**
- * The permission step of a tool call: the call's requests (the tool's `requests(args)`) go out
+ * The permission step of a tool call: the call's requests (from its plan, `ToolRegistry.plan`) go out
  * together through the context's `askAll` (any deny refuses with no prompt, all asks are one
  * prompt), and the tool then runs with a context that remembers what was granted, so the tool's
  * own asks for the same permissions and patterns pass without asking again. An ask for anything

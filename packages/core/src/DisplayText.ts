@@ -48,3 +48,10 @@ export const line = (text: string): string => text.replace(UNSAFE, escapeChar)
  */
 export const block = (text: string, gutter: string): string =>
   text.split(/\r?\n/).map((l) => l.replace(UNSAFE, (c) => c === "\t" ? c : escapeChar(c))).join(`\n${gutter}`)
+
+/** The most of a long detail (a diff, a heredoc) a prompt shows: the user can still reject and ask for a smaller change. */
+export const MAX_DETAIL = 8000
+
+/** `text` cut to `MAX_DETAIL` characters, saying how many more there were. */
+export const clip = (text: string): string =>
+  text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL)}\n… (${text.length - MAX_DETAIL} more characters)`

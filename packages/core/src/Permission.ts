@@ -13,8 +13,10 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { Events } from "./Events.ts"
 import * as PermissionRules from "./PermissionRules.ts"
 
@@ -43,7 +45,18 @@ export interface AskInput {
    * no wildcard should approve in advance, such as a write to a protected control file.
    */
   readonly alwaysAsk?: boolean | undefined
+  /**
+   * What a prompt shows for this request beside its patterns: the change a file tool would make
+   * (a unified diff), or the command bash would run with what its analysis noted. Text from the
+   * workspace and the model: a UI escapes it before showing it (`DisplayText`).
+   */
+  readonly display?: Display | undefined
 }
+
+/** What a prompt shows of a request (see `AskInput.display`). */
+export type Display =
+  | { readonly kind: "diff"; readonly path: string; readonly diff: string }
+  | { readonly kind: "command"; readonly command: string; readonly notes: ReadonlyArray<string> }
 
 /** One request of a prompt: an ask without the session and the tool, which the prompt carries. */
 export type Item = Omit<AskInput, "sessionID" | "tool">
@@ -124,7 +137,16 @@ export class Permission extends Context.Service<Permission, {
     readonly reply: Reply
     readonly message?: string | undefined
   }) => Effect.Effect<boolean>
+  /** The requests waiting for a reply now: a snapshot for a UI to list. */
   readonly pending: Effect.Effect<ReadonlyArray<Request>>
+  /**
+   * Every request that waits for a reply: those pending when the stream starts, then each new one
+   * as it is asked, once each. A responder answers from it (`reply`); a request already settled
+   * when it comes out of the stream is skipped.
+   */
+  readonly asks: Stream.Stream<Request>
+  /** Returns once the request is no longer pending (replied, rejected with a sibling, or its call gone). */
+  readonly settled: (requestID: string) => Effect.Effect<void>
   /**
    * The decision for one permission and pattern (configured rules, then `extra`, then the
    * approvals of `sessionID` when given).
@@ -159,6 +181,8 @@ export interface LayerOptions {
 interface Pending {
   readonly request: Request
   readonly deferred: Deferred.Deferred<void, PermissionRejectedError>
+  /** Completed when the entry leaves the pending map, however it leaves. */
+  readonly gone: Deferred.Deferred<void>
 }
 
 const combine = (decisions: ReadonlyArray<Decision>): Action =>
@@ -222,6 +246,13 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
       const unattended = options.unattended ?? "wait"
       // Plain maps: every read-modify-write below runs without a yield in between, so it is atomic.
       const pending = new Map<string, Pending>()
+      const published = yield* PubSub.unbounded<Request>()
+      const remove = (id: string) => {
+        const entry = pending.get(id)
+        if (entry === undefined) return
+        pending.delete(id)
+        Deferred.doneUnsafe(entry.gone, Effect.void)
+      }
       const approved = new Map<string, Array<Rule>>()
       let counter = 0
 
@@ -314,11 +345,13 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
           return yield* rejection(request, unattendedFeedback(explanation.decisions))
         }
         const deferred = yield* Deferred.make<void, PermissionRejectedError>()
+        const gone = yield* Deferred.make<void>()
         // The finalizer is in place before the entry exists, so interruption never leaves it behind.
-        return yield* Effect.sync(() => pending.set(request.id, { request, deferred })).pipe(
+        return yield* Effect.sync(() => pending.set(request.id, { request, deferred, gone })).pipe(
           Effect.andThen(asked(request)),
+          Effect.andThen(PubSub.publish(published, request)),
           Effect.andThen(Deferred.await(deferred)),
-          Effect.ensuring(Effect.sync(() => pending.delete(request.id)))
+          Effect.ensuring(Effect.sync(() => remove(request.id)))
         )
       })
 
@@ -344,14 +377,17 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
         const entry = pending.get(input.requestID)
         if (entry === undefined) return false
         const { request } = entry
-        pending.delete(request.id)
+        remove(request.id)
         yield* Effect.annotateCurrentSpan({ requestID: request.id, reply: input.reply })
         yield* replied(request, input.reply)
         if (input.reply === "reject") {
+          // The user stopped this session: its other asks are rejected too (other sessions keep
+          // waiting). Those pending now: an ask made once the rejected call has woken is a new one.
+          const others = ofSession(request.sessionID)
           yield* Deferred.fail(entry.deferred, rejection(request, input.message))
-          // The user stopped this session: its other asks are rejected too (other sessions keep waiting).
-          for (const other of ofSession(request.sessionID)) {
-            pending.delete(other.request.id)
+          for (const other of others) {
+            if (!pending.has(other.request.id)) continue
+            remove(other.request.id)
             yield* replied(other.request, "reject")
             yield* Deferred.fail(other.deferred, rejection(other.request))
           }
@@ -369,7 +405,7 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
         if (input.reply === "always") {
           for (const other of ofSession(request.sessionID)) {
             if (explainItems(other.request.sessionID, other.request.requests).action !== "allow") continue
-            pending.delete(other.request.id)
+            remove(other.request.id)
             yield* replied(other.request, "always")
             yield* Deferred.succeed(other.deferred, undefined)
           }
@@ -390,6 +426,18 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
         return explainNow(input)
       })
 
+      // Subscribed before the snapshot is taken, so no request falls between the two; one in
+      // both comes out once. A request settled before its turn is skipped.
+      const asks: Stream.Stream<Request> = Stream.unwrap(Effect.gen(function*() {
+        const subscription = yield* PubSub.subscribe(published)
+        const snapshot = [...pending.values()].map((p) => p.request)
+        const early = new Set(snapshot.map((r) => r.id))
+        return Stream.concat(
+          Stream.fromIterable(snapshot),
+          Stream.fromSubscription(subscription).pipe(Stream.filter((request) => !early.delete(request.id)))
+        ).pipe(Stream.filter((request) => pending.has(request.id)))
+      }))
+
       // Closing the layer rejects what still waits, so no tool call hangs on a dead responder.
       yield* Effect.addFinalizer(() =>
         Effect.forEach([...pending.values()], (p) => Deferred.fail(p.deferred, rejection(p.request)), { discard: true })
@@ -402,6 +450,11 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
         pending: Effect.sync(() => [...pending.values()].map((p) => p.request)).pipe(
           Effect.withSpan("Permission.pending")
         ),
+        asks,
+        settled: Effect.fn("Permission.settled")(function*(requestID: string) {
+          const entry = pending.get(requestID)
+          if (entry !== undefined) yield* Deferred.await(entry.gone)
+        }),
         evaluate,
         explain,
         rules

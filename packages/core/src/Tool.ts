@@ -1,13 +1,13 @@
 /**
  * The tool contract: `define` a tool with zod parameters and `build` it inside a layer so its `init`
- * gets the services it needs. A built tool holds the pieces of a call (validate, the permission
- * step, run); the one place that puts them together — with hooks, events, abort and the
- * truncation policy — is `ToolRegistry.execute`, which every entry point calls.
+ * gets the services it needs. A built tool holds the pieces of a call (validate; its plan: the
+ * permission requests and what the run takes over; run); the one place that puts them together —
+ * with hooks, events, abort and the truncation policy — is `ToolRegistry.execute`, which every
+ * entry point calls.
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as z from "zod"
-import { authorize } from "./Authorize.ts"
 import * as Permission from "./Permission.ts"
 import * as Truncate from "./Truncate.ts"
 
@@ -141,11 +141,25 @@ export interface Annotations {
   readonly openWorld?: boolean | undefined
 }
 
+/**
+ * What a call needs before it runs, computed without acting: its permission requests (each may
+ * carry what the prompt shows, `display`), and `state`, what the tool worked out for them (the
+ * parsed patch, the new content of a file) that the run takes over instead of working it out again.
+ */
+export interface Plan<S = unknown> {
+  readonly requests: ReadonlyArray<AskInput>
+  readonly state?: S | undefined
+}
+
 /** What a tool's `init` returns. */
-export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metadata> {
+export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metadata, S = undefined> {
   readonly description: string
   readonly parameters: P
-  readonly execute: (args: z.output<P>, ctx: Context) => Effect.Effect<Result<M>, ExecuteError>
+  /**
+   * Runs the call. `planned` is the state of the call's `plan` when the call was planned first
+   * (the registry always does); undefined when it runs without a plan.
+   */
+  readonly execute: (args: z.output<P>, ctx: Context, planned?: S | undefined) => Effect.Effect<Result<M>, ExecuteError>
   /** Replaces the default invalid-arguments message. */
   readonly formatValidationError?: ((error: z.ZodError) => string) | undefined
   /** `false`: never truncate this tool's output; options: the tool's own defaults (e.g. bash tails). */
@@ -165,6 +179,11 @@ export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metad
    */
   readonly requests?: ((args: z.output<P>, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
   /**
+   * The requests (as `requests`, which a tool with a plan leaves out) and the state the run takes
+   * over: for a tool that must do work to know what it asks, and would do it again when it runs.
+   */
+  readonly plan?: ((args: z.output<P>, ctx: Context) => Effect.Effect<Plan<S>, ExecuteError>) | undefined
+  /**
    * Why the tool cannot be offered right now (no one to answer a question, no sub-agent runner,
    * a flag off), or undefined when it can. Checked each time the tools are listed or called, so a
    * tool can come and go with what the runtime's client supports.
@@ -180,7 +199,7 @@ export interface Definition<Id extends string = string, P extends z.ZodType = z.
   readonly _tag: "ToolDefinition"
   readonly id: Id
   /** Runs once when the tool is built; resolves the services the tool needs. */
-  readonly init: Effect.Effect<Def<P, Metadata>, never, R>
+  readonly init: Effect.Effect<Def<P, Metadata, any>, never, R>
 }
 
 export interface Built {
@@ -194,15 +213,18 @@ export interface Built {
   readonly ownAbort: boolean
   /** Validates raw model arguments. */
   readonly validate: (args: unknown) => Effect.Effect<unknown, InvalidArgumentsError>
-  /** Runs the tool on validated arguments, without truncation. */
-  readonly run: (args: unknown, ctx: Context) => Effect.Effect<Result, ExecuteError>
-  /** The tool's permission requests (on validated arguments); undefined when it declares none. */
-  readonly requests?: ((args: unknown, ctx: Context) => Effect.Effect<ReadonlyArray<AskInput>, ExecuteError>) | undefined
   /**
-   * Asks the call's requests as one prompt and returns the context to run it with (the granted
-   * requests pass without asking again).
+   * Runs the tool on validated arguments, without truncation; `planned` is the state of the
+   * call's `plan`, when it was planned.
    */
-  readonly authorize: (args: unknown, ctx: Context) => Effect.Effect<Context, ExecuteError>
+  readonly run: (args: unknown, ctx: Context, planned?: unknown) => Effect.Effect<Result, ExecuteError>
+  /**
+   * The call's plan (on validated arguments): its permission requests and the state its run
+   * takes over. No requests for a tool that declares none (see `declaresRequests`).
+   */
+  readonly plan: (args: unknown, ctx: Context) => Effect.Effect<Plan, ExecuteError>
+  /** The tool declares its requests (`requests` or `plan`); else it may still ask while it runs. */
+  readonly declaresRequests: boolean
   /** Why the tool cannot be offered now; undefined when it can (see `Def.unavailable`). */
   readonly unavailable: Effect.Effect<string | undefined>
   /** Callable but never listed for a model. */
@@ -215,13 +237,13 @@ export interface Built {
  * Declares a tool. `init` is an Effect that yields the services the tool needs and returns its
  * definition (or the definition itself, for tools that need no service).
  */
-export const define = <const Id extends string, P extends z.ZodType, M extends Metadata = Metadata, R = never>(
+export const define = <const Id extends string, P extends z.ZodType, M extends Metadata = Metadata, R = never, S = undefined>(
   id: Id,
-  init: Effect.Effect<Def<P, M>, never, R> | Def<P, M>
+  init: Effect.Effect<Def<P, M, S>, never, R> | Def<P, M, S>
 ): Definition<Id, P, R> => ({
   _tag: "ToolDefinition",
   id,
-  init: (Effect.isEffect(init) ? init : Effect.succeed(init)) as Effect.Effect<Def<P, Metadata>, never, R>
+  init: (Effect.isEffect(init) ? init : Effect.succeed(init)) as Effect.Effect<Def<P, Metadata, any>, never, R>
 })
 
 export const isDefinition = (u: unknown): u is Definition<string, z.ZodType, unknown> =>
@@ -292,11 +314,16 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
       })
     )
   }
-  const run = (args: unknown, ctx: Context) => def.execute(args as z.output<P>, ctx)
+  const run = (args: unknown, ctx: Context, planned?: unknown) => def.execute(args as z.output<P>, ctx, planned)
+  const ownPlan = def.plan
   const ownRequests = def.requests
-  const requests = ownRequests === undefined
-    ? undefined
-    : (args: unknown, ctx: Context) => ownRequests(args as z.output<P>, ctx)
+  const plan = ownPlan !== undefined
+    ? (args: unknown, ctx: Context): Effect.Effect<Plan, ExecuteError> => ownPlan(args as z.output<P>, ctx)
+    : ownRequests !== undefined
+    ? (args: unknown, ctx: Context): Effect.Effect<Plan, ExecuteError> =>
+      Effect.map(ownRequests(args as z.output<P>, ctx), (requests) => ({ requests }))
+    : () => Effect.succeed<Plan>({ requests: [] })
+  const declaresRequests = ownPlan !== undefined || ownRequests !== undefined
   // Converted when first read (listing the tools): a process that only calls a tool never pays it.
   let jsonSchema: Record<string, unknown> | undefined
   const built: Built = {
@@ -314,9 +341,8 @@ export const build = Effect.fnUntraced(function*<Id extends string, P extends z.
     subagents: def.subagents,
     validate,
     run,
-    requests,
-    authorize: (args, ctx) =>
-      requests === undefined ? Effect.succeed(ctx) : Effect.flatMap(requests(args, ctx), (list) => authorize(ctx, list))
+    plan,
+    declaresRequests
   }
   return built
 })

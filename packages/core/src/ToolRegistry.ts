@@ -2,6 +2,7 @@
  * The set of tools an agent can call, and the one entry point that calls them:
  * lookup → validate → before hooks → validate → the tool's permission requests (evaluated together:
  * a deny refuses with no prompt, all asks are one prompt) → run → after hooks → truncate, with events.
+ * The steps up to the requests are the call's plan (`plan`), which `explain` shows without running.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -15,6 +16,7 @@ import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { authorize } from "./Authorize.ts"
 import * as Events from "./Events.ts"
 import type * as Hooks from "./Hooks.ts"
 import { runAfter, runBefore } from "./Hooks.ts"
@@ -89,6 +91,17 @@ export interface ExecuteOptions {
   readonly onAuthorized?: Effect.Effect<void> | undefined
 }
 
+/** A call planned but not run (`ToolRegistry.plan`): what `execute` asks and runs. */
+export interface Plan {
+  readonly tool: Tool.Built
+  /** The arguments after validation and the before hooks: what the tool would run with. */
+  readonly args: unknown
+  /** The call's permission requests, asked as one prompt before the tool runs. */
+  readonly requests: ReadonlyArray<Tool.AskInput>
+  /** The tool's own state for the run (see `Tool.Plan`). */
+  readonly state: unknown
+}
+
 export interface ToolsQuery {
   /** Model id: GPT-style models get apply_patch instead of edit/write when both are registered. */
   readonly model?: string | undefined
@@ -132,6 +145,12 @@ export class ToolRegistry extends Context.Service<ToolRegistry, {
     ctx: Tool.Context,
     options?: ExecuteOptions
   ) => Effect.Effect<Tool.Result, ExecuteError>
+  /**
+   * The first steps of `execute`, without running anything: lookup → validate → before hooks →
+   * validate → the tool's permission requests (nothing is asked). A hook that rewrites the
+   * arguments rewrites them here as in the call.
+   */
+  readonly plan: (id: string, args: unknown, ctx: Tool.Context) => Effect.Effect<Plan, ExecuteError>
   /** Custom tools and plugins that failed to load, with the file and the reason. */
   readonly diagnostics: Effect.Effect<ReadonlyArray<ToolLoader.ToolLoadError>>
   readonly addHooks: (hooks: Hooks.Hooks) => Effect.Effect<void>
@@ -363,13 +382,32 @@ export const make = Effect.fnUntraced(function*<R>(
         })
       )
 
+  // Validation, the before hooks (validated again when they changed the arguments), the requests.
+  const planFor = Effect.fnUntraced(function*(tool: Tool.Built, args: unknown, ctx: Tool.Context) {
+    let valid = yield* tool.validate(args)
+    if (hooks.length > 0) {
+      const changed = yield* runBefore(hooks, tool.id, ctx, valid)
+      if (changed !== valid) valid = yield* tool.validate(changed)
+    }
+    const planned = yield* tool.plan(valid, ctx)
+    return { tool, args: valid, requests: planned.requests, state: planned.state } satisfies Plan
+  })
+
+  const find = (id: string, ctx: Tool.Context) => lookup(id, ctx.agent).pipe(Effect.flatMap((tool) => given(tool, ctx)))
+
+  const plan = Effect.fn("ToolRegistry.plan")(function*(id: string, args: unknown, ctx: Tool.Context) {
+    const tool = yield* find(id, ctx)
+    yield* Effect.annotateCurrentSpan({ "tool.name": tool.id, "session.id": ctx.sessionID })
+    return yield* planFor(tool, args, ctx)
+  })
+
   const execute = Effect.fn("ToolRegistry.execute")(function*(
     id: string,
     args: unknown,
     ctx: Tool.Context,
     options: ExecuteOptions = {}
   ) {
-    const tool = yield* lookup(id, ctx.agent).pipe(Effect.flatMap((tool) => given(tool, ctx)))
+    const tool = yield* find(id, ctx)
     yield* Effect.annotateCurrentSpan({ "tool.name": tool.id, "tool.call_id": ctx.callID, "session.id": ctx.sessionID })
     yield* events.publish({ _tag: "ToolStarted", tool: tool.id, sessionID: ctx.sessionID, callID: ctx.callID })
     const started = yield* Clock.currentTimeMillis
@@ -385,19 +423,16 @@ export const make = Effect.fnUntraced(function*<R>(
     // Abort cuts the call off wherever it waits (before hooks, a permission prompt, the tool),
     // except a running tool that answers the abort with a result of its own (kept, like any result).
     const prepare = Effect.gen(function*() {
-      let valid = yield* tool.validate(args)
-      if (hooks.length > 0) {
-        const changed = yield* runBefore(hooks, tool.id, ctx, valid)
-        if (changed !== valid) valid = yield* tool.validate(changed)
-      }
-      const granted = yield* tool.authorize(valid, ctx)
+      const planned = yield* planFor(tool, args, ctx)
+      // Granted requests pass without asking again when the tool asks for them itself.
+      const granted = yield* authorize(ctx, planned.requests)
       if (options.onAuthorized !== undefined) yield* options.onAuthorized
-      return { valid, granted }
+      return { valid: planned.args, granted, state: planned.state }
     })
     const call = Effect.gen(function*() {
-      const { valid, granted } = yield* abortable(prepare, tool.id, ctx.abort)
+      const { valid, granted, state } = yield* abortable(prepare, tool.id, ctx.abort)
       const hint = yield* hintFor(ctx.agent)
-      const running = tool.run(valid, hinted(granted, hint))
+      const running = tool.run(valid, hinted(granted, hint), state)
       const raw = yield* tool.ownAbort ? running : abortable(running, tool.id, ctx.abort)
       const result = hooks.length > 0 ? yield* runAfter(hooks, tool.id, ctx, valid, raw) : raw
       return yield* bound(tool, result, ctx, hint)
@@ -438,6 +473,7 @@ export const make = Effect.fnUntraced(function*<R>(
       return yield* available(query)
     }),
     execute,
+    plan,
     diagnostics: Effect.sync(() => [...diagnostics]),
     addHooks: Effect.fn("ToolRegistry.addHooks")(function*(added: Hooks.Hooks) {
       hooks.push(added)

@@ -16,16 +16,12 @@ const provide = (options: Permission.LayerOptions = { rules }) =>
 
 const bash = (sessionID: string, ...patterns: Array<string>): AskInput => ({ sessionID, permission: "bash", patterns })
 
-/** Polls `pending` until `n` requests wait (asks run in forked fibers). */
+/** Waits on the published asks until `n` were asked (asks run in forked fibers); then what is pending. */
 const pendingAtLeast = (n: number) =>
   Effect.gen(function*() {
     const permission = yield* Permission.Permission
-    for (let i = 0; i < 1000; i++) {
-      const list = yield* permission.pending
-      if (list.length >= n) return list
-      yield* Effect.yieldNow
-    }
-    return yield* Effect.die(`expected ${n} pending requests`)
+    yield* Stream.runDrain(Stream.take(permission.asks, n))
+    return yield* permission.pending
   })
 
 const askInBackground = (input: AskInput) =>
@@ -106,7 +102,7 @@ describe("Permission.ask", () => {
       const context = yield* Layer.buildWithScope(Permission.layer({ rules }).pipe(Layer.provide(Events.layer())), scope)
       const permission = Context.get(context, Permission.Permission)
       const fiber = yield* permission.ask(bash("s1", "ls")).pipe(Effect.forkChild)
-      while ((yield* permission.pending).length === 0) yield* Effect.yieldNow
+      yield* Stream.runHead(permission.asks)
       yield* Scope.close(scope, Exit.void)
       const error = yield* Effect.flip(Fiber.join(fiber))
       expect(error._tag).toBe("PermissionRejectedError")
@@ -477,4 +473,58 @@ describe("Permission alwaysAsk", () => {
       yield* Fiber.join(fiber)
       assert.strictEqual((yield* permission.explain(guarded)).action, "ask")
     }).pipe(provide({ rules: editAllowed })))
+})
+
+describe("Permission.asks", () => {
+  it.effect("a stream of the requests that wait: those pending when it starts, then each new one, once each", () =>
+    Effect.gen(function*() {
+      const permission = yield* Permission.Permission
+      const first = yield* permission.ask(bash("s1", "ls")).pipe(Effect.forkChild)
+      yield* pendingAtLeast(1)
+      const seen: Array<string> = []
+      const taking = yield* permission.asks.pipe(
+        Stream.take(3),
+        Stream.runForEach((r) => Effect.sync(() => seen.push(r.patterns.join(" ")))),
+        Effect.forkChild
+      )
+      const second = yield* permission.ask(bash("s1", "make")).pipe(Effect.forkChild)
+      const third = yield* permission.ask(bash("s2", "npm test")).pipe(Effect.forkChild)
+      yield* Fiber.join(taking)
+      expect(seen).toEqual(["ls", "make", "npm test"])
+      for (const r of yield* permission.pending) yield* permission.reply({ requestID: r.id, reply: "once" })
+      yield* Fiber.join(first)
+      yield* Fiber.join(second)
+      yield* Fiber.join(third)
+    }).pipe(provide()))
+
+  it.effect("a request settled before its turn is skipped; `settled` returns once a request is answered", () =>
+    Effect.gen(function*() {
+      const permission = yield* Permission.Permission
+      const gone = yield* permission.ask(bash("s1", "ls")).pipe(Effect.forkChild)
+      const [request] = yield* pendingAtLeast(1)
+      const waiting = yield* permission.settled(request!.id).pipe(Effect.forkChild)
+      yield* Fiber.interrupt(gone)
+      yield* Fiber.join(waiting)
+      const kept = yield* permission.ask(bash("s1", "make")).pipe(Effect.forkChild)
+      const [next] = yield* Stream.runCollect(Stream.take(permission.asks, 1))
+      expect(next!.patterns).toEqual(["make"])
+      yield* permission.reply({ requestID: next!.id, reply: "once" })
+      yield* Fiber.join(kept)
+      // Unknown or answered: at once.
+      yield* permission.settled(next!.id)
+    }).pipe(provide()))
+
+  it.effect("a reject rejects the session's asks pending at that moment, not one asked once the rejected call woke", () =>
+    Effect.gen(function*() {
+      const permission = yield* Permission.Permission
+      const rejected = yield* permission.ask(bash("s1", "ls")).pipe(Effect.forkChild)
+      const [request] = yield* pendingAtLeast(1)
+      // The rejected call asks again as soon as it wakes (a retry), before the reply has finished.
+      const retry = yield* Fiber.await(rejected).pipe(Effect.andThen(permission.ask(bash("s1", "make"))), Effect.forkChild)
+      yield* permission.reply({ requestID: request!.id, reply: "reject" })
+      const [again] = yield* Stream.runCollect(Stream.take(permission.asks, 1))
+      expect(again!.patterns).toEqual(["make"])
+      yield* permission.reply({ requestID: again!.id, reply: "once" })
+      yield* Fiber.join(retry)
+    }).pipe(provide()))
 })

@@ -432,11 +432,7 @@ describe("ToolRegistry permissions, events and abort", () => {
       const fiber = yield* registry.execute("asking", { target: "x" }, yield* context({ tool: "asking" })).pipe(
         Effect.forkChild
       )
-      let pending: ReadonlyArray<Permission.Request> = []
-      while (pending.length === 0) {
-        yield* Effect.yieldNow
-        pending = yield* permission.pending
-      }
+      const pending = yield* Stream.runCollect(Stream.take(permission.asks, 1))
       assert.deepStrictEqual(pending[0]?.patterns, ["x"])
       assert.deepStrictEqual(pending[0]?.tool, { name: "asking", callID: "c1" })
       yield* permission.reply({ requestID: pending[0]!.id, reply: "reject", message: "not now" })
@@ -479,7 +475,7 @@ describe("ToolRegistry permissions, events and abort", () => {
         Effect.forkChild
       )
       const permission = yield* Permission.Permission
-      while ((yield* permission.pending).length === 0) yield* Effect.yieldNow
+      yield* Stream.runHead(permission.asks)
       later.abort()
       const error = yield* Effect.flip(Fiber.join(fiber))
       assert.strictEqual(error.message, "The tool call was aborted.")

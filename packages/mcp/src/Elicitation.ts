@@ -23,11 +23,6 @@ export const requestedSchema: ElicitRequestFormParams["requestedSchema"] = {
   required: ["decision"]
 }
 
-/** Keeps a prompt readable: a huge diff is cut, the user can still reject and ask for a smaller edit. */
-const MAX_DETAIL = 8000
-
-const clip = (text: string) =>
-  text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL)}\n… (${text.length - MAX_DETAIL} more characters)`
 
 const field = (metadata: Record<string, unknown> | undefined, key: string): string | undefined => {
   const value = metadata?.[key]
@@ -42,14 +37,17 @@ const patterns = (item: Permission.Item) => item.patterns.map(DisplayText.line).
 const itemLines = (item: Permission.Item, lines: Array<string>) => {
   const filepath = field(item.metadata, "filepath")
   if (filepath !== undefined) lines.push(`Path: ${DisplayText.line(filepath)}`)
-  const command = field(item.metadata, "command")
+  const display = item.display
+  // What the tool's plan says the prompt shows comes first; the metadata stands in without it.
+  const command = display?.kind === "command" ? display.command : display === undefined ? field(item.metadata, "command") : undefined
   if (command !== undefined) {
     lines.push(command.includes("\n") ? `Command:\n${GUTTER}${DisplayText.block(command.replace(/\r?\n$/, ""), GUTTER)}` : `Command: ${DisplayText.line(command)}`)
   }
+  if (display?.kind === "command") for (const note of display.notes) lines.push(`Note: ${DisplayText.line(note)}`)
   const description = field(item.metadata, "description")
   if (description !== undefined) lines.push(`Description: ${DisplayText.line(description)}`)
-  const diff = field(item.metadata, "diff")
-  if (diff !== undefined) lines.push("", `${GUTTER}${DisplayText.block(clip(diff.trimEnd()), GUTTER)}`)
+  const diff = display?.kind === "diff" ? display.diff : field(item.metadata, "diff")
+  if (diff !== undefined) lines.push("", `${GUTTER}${DisplayText.block(DisplayText.clip(diff.trimEnd()), GUTTER)}`)
 }
 
 /**

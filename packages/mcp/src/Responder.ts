@@ -1,15 +1,15 @@
 /**
- * Answers the permission asks of MCP calls. A scoped fiber watches `Permission.pending` for the
- * server's session; each new request is sent to the client as an elicitation when the client
+ * Answers the permission asks of MCP calls. A scoped fiber takes the requests of the server's
+ * session from `Permission.asks` as they are asked; each one is sent to the client as an elicitation when the client
  * supports it, else decided by policy (`yes` allows once, otherwise reject with a message that
  * says how to allow it). An elicitation whose request goes away (the call was cancelled, or a
  * sibling rejection took it) is cancelled on the client too.
  */
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { Permission } from "@agent-tools/core"
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Elicitation from "./Elicitation.ts"
@@ -30,8 +30,6 @@ export interface Options {
   readonly elicitor: Elicitor
   /** Without elicitation: allow once (`--yes`) instead of rejecting. */
   readonly yes: boolean
-  /** How often pending asks are checked (default 20 ms). */
-  readonly interval?: Duration.Input | undefined
 }
 
 export const unattendedMessage = (request: Permission.Request) =>
@@ -46,14 +44,6 @@ export const run = Effect.fn("McpResponder.run")(function*(options: Options): Ef
   Permission.Permission | Scope.Scope
 > {
   const permission = yield* Permission.Permission
-  const interval = Duration.fromInputUnsafe(options.interval ?? "20 millis")
-  const inFlight = new Set<string>()
-
-  const stillPending = (id: string) => Effect.map(permission.pending, (all) => all.some((r) => r.id === id))
-  const whenGone = (id: string) =>
-    Effect.gen(function*() {
-      while (yield* stillPending(id)) yield* Effect.sleep(interval)
-    })
 
   const decide = Effect.fn("McpResponder.decide")(function*(request: Permission.Request) {
     if (!(yield* options.elicitor.supported)) {
@@ -69,22 +59,20 @@ export const run = Effect.fn("McpResponder.run")(function*(options: Options): Ef
     )
   })
 
+  // The prompt is dropped when the request goes away meanwhile; the reply itself is not cut off.
   const answer = (request: Permission.Request) =>
     decide(request).pipe(
-      Effect.flatMap((a) => permission.reply({ requestID: request.id, reply: a.reply, message: a.message })),
-      Effect.raceFirst(whenGone(request.id)),
-      Effect.ensuring(Effect.sync(() => inFlight.delete(request.id)))
+      Effect.raceFirst(Effect.as(permission.settled(request.id), undefined)),
+      Effect.flatMap((a) =>
+        a === undefined ? Effect.void : permission.reply({ requestID: request.id, reply: a.reply, message: a.message })
+      )
     )
 
   // A FiberSet, not forkScoped: finished answers leave the set instead of piling up in the scope.
   const answering = yield* FiberSet.make<boolean | void>()
-  const scan = Effect.gen(function*() {
-    for (const request of yield* permission.pending) {
-      if (request.sessionID !== options.sessionID || inFlight.has(request.id)) continue
-      inFlight.add(request.id)
-      yield* FiberSet.run(answering, answer(request))
-    }
-  })
-
-  yield* scan.pipe(Effect.andThen(Effect.sleep(interval)), Effect.forever, Effect.forkScoped)
+  yield* permission.asks.pipe(
+    Stream.filter((request) => request.sessionID === options.sessionID),
+    Stream.runForEach((request) => FiberSet.run(answering, answer(request))),
+    Effect.forkScoped
+  )
 })

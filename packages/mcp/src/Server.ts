@@ -6,7 +6,7 @@
  * the latter is marked unstable, derives `structuredContent` from a tool's success schema (the
  * whole result, where the contract wants `{ title, metadata }` beside the text) and elicits only
  * from inside the request's own fiber, while our asks surface in a separate fiber through
- * `Permission.pending`. The SDK is the reference implementation clients are tested against;
+ * `Permission.asks`. The SDK is the reference implementation clients are tested against;
  * elicitation at any time, progress tied to a request, cancellation signals and capability checks
  * are first-class there. Everything around it stays Effect: handlers run as fibers of the
  * server's scope and are interrupted when the client goes away.
@@ -72,8 +72,6 @@ export interface Options {
   readonly progressInterval?: Duration.Input | undefined
   /** How long a permission prompt may stay open before it counts as rejected (default 1 h). */
   readonly elicitationTimeout?: Duration.Input | undefined
-  /** How often pending permission asks are checked (default 20 ms). */
-  readonly pollInterval?: Duration.Input | undefined
   /**
    * stdio only: the largest JSON-RPC message accepted, in bytes (default 10 MiB). A larger one gets
    * its own error and the server keeps serving the others.
@@ -268,7 +266,7 @@ export const makeWith = Effect.fn("McpServer.make")(function*<E>(
     Stream.runForEach(registry.changes, () =>
       Effect.tryPromise(() => server.sendToolListChanged()).pipe(Effect.ignore)))))
   // Answers permission asks once the services are there (none can be asked before).
-  yield* Effect.forkScoped(withServices(Responder.run({ sessionID, elicitor, yes: options.yes ?? false, interval: options.pollInterval })))
+  yield* Effect.forkScoped(withServices(Responder.run({ sessionID, elicitor, yes: options.yes ?? false })))
   return server
 })
 

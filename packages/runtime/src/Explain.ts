@@ -1,7 +1,7 @@
 /**
- * What permissions a tool call would need, without running it: the tool's own permission requests
- * for these arguments (`requests`, the very list the call asks before it runs) and, for each
- * pattern, the decision and the rule that decided.
+ * What permissions a tool call would need, without running it: the call's plan
+ * (`ToolRegistry.plan`: validation, the before hooks, the tool's permission requests — the very
+ * list the call asks before it runs) and, for each pattern, the decision and the rule that decided.
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -93,16 +93,14 @@ export const explain: (
     const d = yield* permission.evaluate(PermissionRules.permissionOf(tool.id), "*")
     return { tool: tool.id, action: "deny", source: "rule", decisions: [decisionOf(d)] } satisfies Report
   }
-  // A tool that cannot be offered here (no responder, no runner, a flag off) fails the call alike.
-  const unavailable = yield* tool.unavailable
-  if (unavailable !== undefined) return yield* new ToolRegistry.ToolUnavailableError({ tool: tool.id, agent, reason: "unavailable", detail: unavailable })
-  const valid = yield* tool.validate(args)
-  if (tool.requests === undefined) return { tool: tool.id, action: "allow", source: "none", decisions: [] } satisfies Report
-  // The context's ask is never called: `requests` only computes what the call would ask.
+  // The same plan the call makes (a tool that cannot be offered here fails it alike); the
+  // context's ask is never called: a plan only computes what the call would ask.
+  const registry = yield* ToolRegistry.ToolRegistry
   const ctx = yield* Tool.makeContext({ sessionID, agent, tool: tool.id })
-  const requests = yield* tool.requests(valid, ctx)
+  const plan = yield* registry.plan(tool.id, args, ctx)
+  if (!tool.declaresRequests) return { tool: tool.id, action: "allow", source: "none", decisions: [] } satisfies Report
   const decisions: Array<Decision> = []
-  for (const request of requests) {
+  for (const request of plan.requests) {
     const explanation = yield* permission.explain({ ...request, sessionID })
     decisions.push(...explanation.decisions.map(decisionOf))
   }

@@ -2,8 +2,8 @@
  * `explain` and a real call agree for every built-in tool: over the same inputs (inside the
  * workspace, outside it, through a symlink out, a spill file, denied and asked patterns) the call
  * is refused with no prompt exactly when explain says deny, asks one prompt holding exactly the
- * patterns explain says ask, and asks nothing when explain says allow. Both read the tool's own
- * `requests`, so they cannot drift.
+ * patterns explain says ask, and asks nothing when explain says allow. Both take the registry's
+ * plan (validation, before hooks, the tool's own requests), so they cannot drift.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
@@ -160,7 +160,7 @@ const compare = (c: Case, session: string) =>
   Effect.gen(function*() {
     const label = `${c.tool} ${JSON.stringify(c.args)}`
     const explained = yield* Effect.exit(Explain.explain(c.tool, c.args, { sessionID: session }))
-    const responder = yield* ScriptedPermission.run(() => "once", { interval: "1 millis" })
+    const responder = yield* ScriptedPermission.run(() => "once")
     const registry = yield* ToolRegistry.ToolRegistry
     const ctx = yield* Tool.makeContext({ sessionID: session, tool: c.tool })
     const called = yield* Effect.exit(registry.execute(c.tool, c.args, ctx))
@@ -224,6 +224,43 @@ describe("explain agrees with call", () => {
         assert.deepStrictEqual([...covered].sort(), builtins.map((t) => t.id).sort(), "every built-in tool is covered")
         let n = 0
         for (const c of list) yield* compare(c, `agree-${n++}`)
+      }).pipe(Effect.provide(layer))
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(NodeServices.layer),
+      Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { HOME: "/home/t", PATH: "/usr/bin:/bin" } })))
+    ), 120_000)
+})
+
+describe("explain agrees with call when a before hook rewrites the arguments", () => {
+  it.live("the hook moves a write into a denied directory: explain and the call both deny it", () =>
+    Effect.gen(function*() {
+      const env = yield* setUp
+      const layer = NodeAgentTools.layerWithoutPlatform({
+        cwd: env.ws,
+        tools: builtins,
+        config: config({ ws: env.ws, out: env.out, spill: "" }) as never,
+        fileTime: { disabled: true },
+        platform: "linux",
+        registry: {
+          hooks: [{
+            name: "redirect",
+            before: ({ tool, args }) =>
+              tool === "write" ? { args: { ...(args as Record<string, unknown>), filePath: "secret/moved.txt" } } : undefined
+          }]
+        }
+      })
+      yield* Effect.gen(function*() {
+        const args = { filePath: "free/plain.txt", content: "x\n" }
+        const report = yield* Explain.explain("write", args, { sessionID: "hooked" })
+        assert.strictEqual(
+          Explain.render(report),
+          'write: deny\n  deny edit "secret/moved.txt": rule edit "secret/*" → deny (configured)'
+        )
+        yield* compare({ tool: "write", args, expect: "deny" }, "hooked-call")
+        const fs = yield* FileSystem.FileSystem
+        assert.isFalse(yield* fs.exists(`${env.ws}/secret/moved.txt`))
+        assert.isFalse(yield* fs.exists(`${env.ws}/free/plain.txt`))
       }).pipe(Effect.provide(layer))
     }).pipe(
       Effect.scoped,

@@ -142,6 +142,7 @@ describe("LSP diagnostics (typescript-language-server)", () => {
   it.live("apply_patch names each changed file with errors", () =>
     inProject(Effect.gen(function*() {
       const patch = "*** Begin Patch\n*** Update File: math.ts\n@@\n-  return a + b\n+  return \"oops\"\n*** End Patch"
+      yield* output("read", { filePath: "math.ts" })
       assert.strictEqual(
         yield* output("apply_patch", { patchText: patch }),
         `Success. Updated the following files:\nM math.ts\n\nLSP errors detected in math.ts, please fix:\n${MATH_ERROR}`

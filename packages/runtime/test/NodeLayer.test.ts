@@ -286,6 +286,7 @@ describe("NodeAgentTools.layer", () => {
     const run = (config: NodeAgentTools.Options["config"]) =>
       inWorkspace({ "m.py": twice }, (dir) =>
         Effect.gen(function*() {
+          yield* call("read", { filePath: "m.py" })
           const outcome = yield* Effect.result(call("apply_patch", { patchText }))
           const fs = yield* FileSystem.FileSystem
           return { failed: outcome._tag === "Failure", text: yield* fs.readFileString(`${dir}/m.py`) }

@@ -1,8 +1,8 @@
 /**
  * Scripted answers to permission asks, for tests.
  *
- * - `run(script)`: with the REAL Permission layer, forks a fiber (scoped) that watches
- *   `Permission.pending` and replies to each request by the script; returns what was asked.
+ * - `run(script)`: with the REAL Permission layer, forks a fiber (scoped) that takes each request
+ *   from `Permission.asks` and replies to it by the script; returns what was asked.
  * - `layer(script)`: a FAKE Permission that answers every ask at once by the script and records it
  *   (no rules, no pending state); `asked` reads the record.
  * - `layerAllowAll` / `layerRejectAll`: fakes for unit tests that do not care about permissions.
@@ -19,12 +19,11 @@
  * }).pipe(Effect.provide(TestLayer)))
  * ```
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { Permission } from "@agent-tools/core"
 
 export type Answer = Permission.Reply | { readonly reply: Permission.Reply; readonly message?: string | undefined }
@@ -44,11 +43,6 @@ export interface Responder {
   readonly asked: Effect.Effect<ReadonlyArray<Asked>>
 }
 
-export interface RunOptions {
-  /** How long to wait between polls once idle, on the live clock (default 5 ms). */
-  readonly interval?: Duration.Input | undefined
-}
-
 const describe = (r: Permission.Request) => `${r.permission} ${JSON.stringify(r.patterns)}`
 
 /** Turns a script into a stateful answerer. */
@@ -63,44 +57,24 @@ export const answerer = (script: Script) => {
   }
 }
 
-// A poll interval on the real clock: under TestClock a plain `Effect.sleep` would never fire, and a
-// tool waiting on an ask would hang the test.
-const liveSleep = (duration: Duration.Input) =>
-  Effect.withFiber((fiber) => {
-    const clock = fiber.getRef(Clock.Clock) as Clock.Clock & { withLive?: <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> }
-    const sleep = Effect.sleep(duration)
-    return typeof clock.withLive === "function" ? clock.withLive(sleep) : sleep
-  })
-
 /**
- * Forks (in the current scope) a responder that answers each pending request of the Permission
- * service by `script`. Requests already pending are answered too. Stops when the scope closes.
+ * Forks (in the current scope) a responder that answers each request of the Permission service by
+ * `script`, as it is asked (requests already pending too). Stops when the scope closes.
  */
-export const run = Effect.fnUntraced(function*(script: Script, options: RunOptions = {}) {
+export const run = Effect.fnUntraced(function*(script: Script) {
   const permission = yield* Permission.Permission
   const next = answerer(script)
   const log: Array<Asked> = []
-  const seen = new Set<string>()
-  const interval = options.interval ?? "5 millis"
-  let idle = 0
-
-  const poll = Effect.gen(function*() {
-    const fresh = (yield* permission.pending).filter((r) => !seen.has(r.id))
-    for (const request of fresh) {
-      seen.add(request.id)
-      const { reply, message } = next(request)
-      // Recorded before replying: the reply wakes the asking fiber, which may read `asked` at once.
-      const at = log.push({ request, reply, message, delivered: true }) - 1
-      const delivered = yield* permission.reply({ requestID: request.id, reply, message })
-      if (!delivered) log[at] = { request, reply, message, delivered }
-    }
-    // Spin on yields for a while (fast and deterministic under TestClock), then back off to real sleeps.
-    idle = fresh.length > 0 ? 0 : idle + 1
-    yield* idle < 20 ? Effect.yieldNow : liveSleep(interval)
+  const answer = Effect.fnUntraced(function*(request: Permission.Request) {
+    const { reply, message } = next(request)
+    // Recorded before replying: the reply wakes the asking fiber, which may read `asked` at once.
+    const at = log.push({ request, reply, message, delivered: true }) - 1
+    const delivered = yield* permission.reply({ requestID: request.id, reply, message })
+    if (!delivered) log[at] = { request, reply, message, delivered }
   })
-  yield* Effect.forkScoped(Effect.forever(poll))
+  yield* Effect.forkScoped(Stream.runForEach(permission.asks, answer))
   return { asked: Effect.sync(() => [...log]) } satisfies Responder
-}) as (script: Script, options?: RunOptions) => Effect.Effect<Responder, never, Permission.Permission | Scope.Scope>
+}) as (script: Script) => Effect.Effect<Responder, never, Permission.Permission | Scope.Scope>
 
 /** The record kept by `layer`. */
 export class Recorder extends Context.Service<Recorder, Responder>()("@agent-tools/testing/ScriptedPermission") {}
@@ -129,6 +103,8 @@ const fake = (
       ),
     reply: () => Effect.succeed(false),
     pending: Effect.succeed([]),
+    asks: Stream.empty,
+    settled: () => Effect.void,
     evaluate: (permission, pattern) => Effect.succeed(decision(permission, pattern)),
     explain: (input) => Effect.succeed({ action, decisions: input.patterns.map((p) => decision(input.permission, p)) }),
     rules: action === "allow" ? [allowRule] : []

@@ -1,44 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { Events, Permission } from "@agent-tools/core"
 import { ScriptedPermission } from "../src/index.ts"
 
-// A minimal Permission: every ask waits in `pending` until replied. Enough to drive the responder.
-const TinyPermission = Layer.effect(
-  Permission.Permission,
-  Effect.sync(() => {
-    type Entry = { request: Permission.Request; deferred: Deferred.Deferred<void, Permission.PermissionRejectedError> }
-    const pending = new Map<string, Entry>()
-    let n = 0
-    return Permission.Permission.of({
-      ask: (input) =>
-        Effect.gen(function*() {
-          const deferred = yield* Deferred.make<void, Permission.PermissionRejectedError>()
-          const request = { ...input, requests: [input], id: `r${++n}` }
-          pending.set(request.id, { request, deferred })
-          return yield* Deferred.await(deferred).pipe(Effect.ensuring(Effect.sync(() => pending.delete(request.id))))
-        }),
-      askAll: () => Effect.die("unused"),
-      reply: ({ requestID, reply, message }) =>
-        Effect.gen(function*() {
-          const entry = pending.get(requestID)
-          if (entry === undefined) return false
-          pending.delete(requestID)
-          if (reply === "reject") {
-            yield* Deferred.fail(entry.deferred, new Permission.PermissionRejectedError({
-              requestID, permission: entry.request.permission, patterns: [...entry.request.patterns],
-              ...(message === undefined ? {} : { feedback: message })
-            }))
-          } else yield* Deferred.succeed(entry.deferred, undefined)
-          return true
-        }),
-      pending: Effect.sync(() => [...pending.values()].map((e) => e.request)),
-      evaluate: () => Effect.die("unused"),
-      explain: () => Effect.die("unused"),
-      rules: []
-    })
-  })
-)
+// The real Permission layer: every ask waits until replied. Its `asks` stream drives the responder.
+const TinyPermission = Permission.layer().pipe(Layer.provide(Events.layer()))
 
 const ask = (permission: string, ...patterns: Array<string>) =>
   Permission.Permission.use((p) => p.ask({ sessionID: "s1", permission, patterns }))
@@ -91,8 +57,8 @@ describe("ScriptedPermission.run", () => {
 
   it.live("works with the live clock too", () =>
     Effect.gen(function*() {
-      yield* ScriptedPermission.run(["once"], { interval: "1 millis" })
-      yield* Effect.sleep("20 millis") // the responder has gone idle and sleeps between polls
+      yield* ScriptedPermission.run(["once"])
+      yield* Effect.sleep("20 millis") // the responder has been idle: it waits on the stream, not a timer
       yield* ask("edit", "a.ts")
     }).pipe(Effect.provide(TinyPermission), Effect.scoped))
 })

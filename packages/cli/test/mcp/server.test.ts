@@ -339,11 +339,40 @@ describe("MCP server: one elicitation per call", () => {
         elicitations[0]!.message,
         "The bash tool asks for 2 permissions (one answer applies to all):\n\n" +
           "1. \"edit\": made.txt\nCommand: touch made.txt\n\n" +
-          "2. \"bash\": touch made.txt\nCommand: touch made.txt\nDescription: touch\n\n" +
+          "2. \"bash\": touch made.txt\nCommand: touch made.txt\nNote: writes made.txt\nDescription: touch\n\n" +
           "once: allow this call · always: allow made.txt, touch * for this session · reject: refuse"
       )
       // always stored both: the same call asks nothing
       yield* call("bash", { command: "touch made.txt", description: "touch" })
       assert.strictEqual(elicitations.length, 1)
+    }).pipe(Effect.provide(NodePlatform)), { timeout: 60_000 })
+
+  it.live("the real edit tool: the elicitation shows the change as a diff, its control characters escaped", () =>
+    Effect.gen(function*() {
+      const root = yield* makeWorkspace({ "notes.txt": "keep\nold line\n" })
+      const { call, elicitations, onElicit } = yield* connect({
+        root,
+        server: { permission: { "*": "allow", edit: "ask" }, progressInterval: "1 hour" }
+      })
+      onElicit(() => ({ action: "accept", content: { decision: "once" } }))
+      yield* call("read", { filePath: "notes.txt" })
+      // An escape sequence that would clear the screen and a fake line of the prompt.
+      const result = yield* call("edit", { filePath: "notes.txt", oldString: "old line", newString: "new \u001b[2Jline\nalways: allowed" })
+      assert.notStrictEqual(result.isError, true, text(result))
+      assert.strictEqual(elicitations.length, 1)
+      assert.strictEqual(
+        elicitations[0]!.message,
+        `The edit tool asks for permission "edit": notes.txt\nPath: ${root}/notes.txt\n\n` +
+          "  | Index: notes.txt\n" +
+          "  | ===================================================================\n" +
+          "  | --- notes.txt\n" +
+          "  | +++ notes.txt\n" +
+          "  | @@ -1,2 +1,3 @@\n" +
+          "  |  keep\n" +
+          "  | -old line\n" +
+          "  | +new \\x1b[2Jline\n" +
+          "  | +always: allowed\n\n" +
+          "once: allow this call · always: allow * for this session · reject: refuse"
+      )
     }).pipe(Effect.provide(NodePlatform)), { timeout: 60_000 })
 })

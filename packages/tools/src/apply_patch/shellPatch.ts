@@ -54,8 +54,10 @@ type Needs = typeof ApplyPatchTool extends Tool.Definition<string, infer _P, inf
 
 /** What the bash tool runs instead of the shell for a recognised call. */
 export interface PatchCall {
-  readonly requests: (ctx: Tool.Context) => Effect.Effect<ReadonlyArray<Tool.AskInput>, Tool.ExecuteError>
-  readonly execute: (ctx: Tool.Context) => Effect.Effect<Tool.Result, Tool.ExecuteError>
+  /** The apply_patch call's plan: its requests (with the diff) and the patch worked out for the run. */
+  readonly plan: (ctx: Tool.Context) => Effect.Effect<Tool.Plan, Tool.ExecuteError>
+  /** Runs it, taking over `planned` (the plan's state) when given. */
+  readonly execute: (ctx: Tool.Context, planned?: unknown) => Effect.Effect<Tool.Result, Tool.ExecuteError>
 }
 
 /**
@@ -83,8 +85,8 @@ export const makeShellPatch = Effect.gen(function*() {
     const base = found.cd === undefined ? cwd : path.resolve(cwd, unquote(found.cd))
     const args = { patchText: base === path.resolve(workspace.root) ? found.patchText : rebase(found.patchText, base, path) }
     return {
-      requests: (ctx) => tool.requests === undefined ? Effect.succeed([]) : tool.requests(args, ctx),
-      execute: (ctx) => tool.run(args, ctx)
+      plan: (ctx) => tool.plan(args, ctx),
+      execute: (ctx, planned) => tool.run(args, ctx, planned)
     }
   }
 })

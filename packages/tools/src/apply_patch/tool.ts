@@ -8,15 +8,17 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as z from "zod"
 import { Events, FileTime, Tool } from "@agent-tools/core"
 import { externalRequest, locate } from "../internal/shared/access.ts"
 import { editRequests } from "../internal/shared/protected.ts"
-import { displayPath, fsFailure, type Services } from "../internal/file/common.ts"
+import { assertFresh, displayPath, fsFailure, type Services } from "../internal/file/common.ts"
 import { BY_PATH, diagnosticsAfterChange } from "../internal/file/diagnostics.ts"
 import { unifiedDiff } from "../internal/diff.ts"
+import { inspect } from "../internal/file/files.ts"
 import { decode, isBinary } from "../internal/text.ts"
-import { type Change, changedSlots, commitSlots, type HunkTargets, planPatch, type Slot } from "./apply.ts"
+import { type Change, changedSlots, commitSlots, type HunkTargets, planPatch, type PlanResult, type Slot } from "./apply.ts"
 import { APPLY_PATCH } from "./description.ts"
 import { type Hunk, parsePatch, PatchParseError } from "./parser.ts"
 
@@ -66,6 +68,69 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.e
 
 const textOf = (s: Slot, bytes: Uint8Array | null): string =>
   bytes === null ? "" : isBinary(s.real, bytes) ? "(binary content)\n" : decode(bytes).text
+
+/** What the result lists per changed file: its diff (or the rename), from a worked-out patch. */
+const filesOf = (planned: PlanResult) => {
+  const changed = changedSlots(planned.slots)
+  const renamed = pureRenames(planned.changes, planned.slots)
+  return changed.flatMap((s) => {
+    const to = renamed.get(s.shown)
+    if (to !== undefined) {
+      const patch = `renamed ${s.shown} → ${to.shown}`
+      return [{ filePath: s.real, relativePath: s.shown, type: "move" as const, patch, additions: 0, deletions: 0, movePath: to.shown }]
+    }
+    if ([...renamed.values()].some((t) => t.shown === s.shown)) return []
+    const diff = unifiedDiff(s.shown, textOf(s, s.original.kind === "file" ? s.original.bytes : null), textOf(s, s.current))
+    const change = planned.changes.findLast((c) => c.shown === s.shown || c.from === s.shown)
+    return [{
+      filePath: s.real,
+      relativePath: s.shown,
+      type: change?.type ?? "update",
+      patch: diff.patch,
+      additions: diff.additions,
+      deletions: diff.deletions,
+      ...(change?.type === "move" ? { movePath: change.shown } : {})
+    }]
+  })
+}
+
+type FileEntry = ReturnType<typeof filesOf>[number]
+
+/**
+ * The `edit` requests with the diff of their files for the prompt (a file's diff goes with the
+ * request that names it: a protected file is asked apart).
+ */
+const withDiffs = (requests: ReadonlyArray<Tool.AskInput>, files: ReadonlyArray<FileEntry>): ReadonlyArray<Tool.AskInput> =>
+  requests.map((request) => {
+    if (request.permission !== "edit") return request
+    const own = files.filter((f) => request.patterns.includes(f.relativePath) || (f.movePath !== undefined && request.patterns.includes(f.movePath)))
+    return own.length === 0
+      ? request
+      : { ...request, display: { kind: "diff", path: request.patterns.join(", "), diff: own.map((f) => f.patch).join("\n") } }
+  })
+
+/** The disk still holds what `slots` were worked out on (same kind; a file: same bytes, mode and links). */
+const unchanged = Effect.fnUntraced(function*(slots: ReadonlyArray<Slot>) {
+  for (const s of slots) {
+    const entry = yield* inspect(s.real)
+    const o = s.original
+    if (o.kind === "file") {
+      if (entry._tag !== "File" || entry.size !== o.bytes.length || entry.mode !== o.mode || entry.links !== o.links) return false
+      const fs = yield* FileSystem.FileSystem
+      if (!sameBytes(yield* fs.readFile(s.real), o.bytes)) return false
+    } else if (o.kind === "other" || entry._tag !== (o.kind === "missing" ? "Missing" : "Directory")) return false
+  }
+  return true
+})
+
+/** A call worked out before it is asked: the run takes it over when the files are as they were. */
+interface Planned {
+  readonly hunks: ReadonlyArray<Hunk>
+  readonly targets: ReadonlyArray<HunkTargets>
+  readonly requests: ReadonlyArray<Tool.AskInput>
+  /** The patch on the files as the plan read them (undefined: they could not be read then). */
+  readonly worked: { readonly result: PlanResult; readonly files: ReadonlyArray<FileEntry> } | undefined
+}
 
 export const ApplyPatchTool = Tool.define(
   "apply_patch",
@@ -117,42 +182,42 @@ export const ApplyPatchTool = Tool.define(
       return { hunks, targets, requests }
     }, Effect.provideContext(services))
 
-    const execute = Effect.fn("ApplyPatchTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-      const { hunks, targets, requests } = yield* prepare(args)
+    // The patch is worked out once, before the prompt, so the prompt shows its diff; the run takes
+    // it over while the files are unchanged (checked under the locks), else works it out again.
+    const plan = Effect.fnUntraced(function*(args: z.output<typeof parameters>) {
+      const prepared = yield* prepare(args)
+      const result = yield* planPatch(prepared.hunks, prepared.targets, semantics).pipe(Effect.option, Effect.map((o) => o._tag === "Some" ? o.value : undefined))
+      // A patch that would fail as a whole writes nothing: there is no change to show.
+      const worked = result === undefined || (result.failure !== undefined && (semantics === "atomic" || result.changes.length === 0))
+        ? undefined
+        : { result, files: filesOf(result) }
+      const requests = worked === undefined ? prepared.requests : withDiffs(prepared.requests, worked.files)
+      return { requests, state: { ...prepared, requests, worked } satisfies Planned }
+    }, Effect.provideContext(services))
+
+    const execute = Effect.fn("ApplyPatchTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context, given?: Planned | undefined) {
+      const { hunks, targets, requests, worked } = given ?? { ...(yield* prepare(args)), worked: undefined }
       yield* ctx.askAll(requests)
       const locked = [...new Set(targets.flatMap((t) => [t.path.real, ...(t.move ? [t.move.real] : [])]))].sort()
       const fileTime = yield* FileTime.FileTime
 
       const run = Effect.gen(function*() {
-        const planned = yield* planPatch(hunks, targets, semantics).pipe(
+        const reused = worked !== undefined && (yield* unchanged(worked.result.slots).pipe(Effect.orElseSucceed(() => false)))
+        const planned = reused ? worked.result : yield* planPatch(hunks, targets, semantics).pipe(
           Effect.mapError((e) => fsFailure("apply_patch", "Cannot read a file of the patch", e))
         )
+        // The same freshness check as write and edit, on the bytes read under the locks: every file
+        // the patch changes was read in this session and has not changed since.
+        for (const s of planned.slots) {
+          if (s.original.kind === "file") yield* assertFresh("apply_patch", ctx.sessionID, s.real, s.original.bytes)
+        }
         const failure = planned.failure
         const where = failure === undefined ? "" : `apply_patch failed at hunk ${failure.hunk + 1} (patch line ${failure.line}): ${failure.message}`
         if (failure !== undefined && (semantics === "atomic" || planned.changes.length === 0)) {
           return yield* fail(failure.reason, `${where}\nNo files were changed.`)
         }
         const changed = changedSlots(planned.slots)
-        const renamed = pureRenames(planned.changes, planned.slots)
-        const files = changed.flatMap((s) => {
-          const to = renamed.get(s.shown)
-          if (to !== undefined) {
-            const patch = `renamed ${s.shown} → ${to.shown}`
-            return [{ filePath: s.real, relativePath: s.shown, type: "move" as const, patch, additions: 0, deletions: 0, movePath: to.shown }]
-          }
-          if ([...renamed.values()].some((t) => t.shown === s.shown)) return []
-          const diff = unifiedDiff(s.shown, textOf(s, s.original.kind === "file" ? s.original.bytes : null), textOf(s, s.current))
-          const change = planned.changes.findLast((c) => c.shown === s.shown || c.from === s.shown)
-          return [{
-            filePath: s.real,
-            relativePath: s.shown,
-            type: change?.type ?? "update",
-            patch: diff.patch,
-            additions: diff.additions,
-            deletions: diff.deletions,
-            ...(change?.type === "move" ? { movePath: change.shown } : {})
-          }]
-        })
+        const files = reused ? worked.files : filesOf(planned)
         const diff = files.map((f) => f.patch).join("\n")
         if (changed.length > 0) {
           yield* commitSlots(changed)
@@ -183,7 +248,7 @@ export const ApplyPatchTool = Tool.define(
       description: APPLY_PATCH,
       parameters,
       annotations: { destructive: true },
-      requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests),
+      plan,
       execute
     }
   })

@@ -143,5 +143,24 @@ export const plan = Effect.fn("Bash.plan")(function*(
       ...(ruleset === undefined ? {} : { ruleset })
     })
   }
-  return { analysis, paths, requests } satisfies Plan
+  // The prompt shows the command once, with what the analysis found, on the call's last request.
+  const display = commandDisplay(analysis, paths, workspace.root)
+  const shown = requests.map((request, i) => i === requests.length - 1 ? { ...request, display } : request)
+  return { analysis, paths, requests: shown } satisfies Plan
 })
+
+/** The command as a prompt shows it, with one note per thing the analysis found worth a look. */
+export const commandDisplay = (
+  analysis: Analysis,
+  paths: ReadonlyArray<ResolvedPath>,
+  root: string
+): Permission.Display => {
+  const notes: Array<string> = []
+  if (analysis.cwd !== root) notes.push(`runs in ${analysis.cwd}`)
+  const writes = unique(paths.filter((p) => p.access === "write").map((p) => p.inside ? relative(root, p.real) : p.real))
+  if (writes.length > 0) notes.push(`writes ${writes.join(", ")}`)
+  const outside = unique(paths.filter((p) => p.directory !== undefined).map((p) => p.directory!))
+  if (outside.length > 0) notes.push(`reaches outside the workspace: ${outside.join(", ")}`)
+  if (analysis.unsupported.length > 0) notes.push(`not fully analysed (always asked): ${analysis.unsupported.join("; ")}`)
+  return { kind: "command", command: analysis.source, notes }
+}

@@ -93,17 +93,9 @@ export const BashTool = Tool.define(
       )
       return { cwd, planned }
     })
-    // `requests` and `execute` see the same arguments object within a call: analyse it once
-    // (kept with the command and workdir it was made for, so a changed object is analysed again).
     type Prepared = Effect.Success<ReturnType<typeof analysePlan>>
-    const prepared = new WeakMap<Parameters, { readonly command: string; readonly workdir: string | undefined; readonly plan: Prepared }>()
-    const prepare = (args: Parameters): Effect.Effect<Prepared, Tool.ToolError> => {
-      const known = prepared.get(args)
-      return known !== undefined && known.command === args.command && known.workdir === args.workdir
-        ? Effect.succeed(known.plan)
-        : Effect.tap(analysePlan(args), (plan) =>
-          Effect.sync(() => prepared.set(args, { command: args.command, workdir: args.workdir, plan })))
-    }
+    /** The state a bash plan hands its run: the analysis, or the plan of the apply_patch call it stands for. */
+    type Planned = Prepared | { readonly patch: unknown }
 
     // `apply_patch <<'EOF' … EOF` (codex's habit) runs as the apply_patch tool, not as a command.
     const shellPatch = yield* makeShellPatch
@@ -131,13 +123,15 @@ export const BashTool = Tool.define(
       ? fail("unavailable", `sandbox.mode is "required" but no sandbox can run here: ${status.reason}. The command was not run.`)
       : Effect.void
 
-    const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context) {
+    // The analysis is made once, by the plan, and the run takes it over (a run without a plan makes its own).
+    const execute = Effect.fn("BashTool.execute")(function*(args: Parameters, ctx: Tool.Context, state?: Planned | undefined) {
       const patch = patchOf(args)
-      if (patch !== undefined) return yield* patch.execute(ctx)
+      if (patch !== undefined) return yield* patch.execute(ctx, state !== undefined && "patch" in state ? state.patch : undefined)
+      const given = state !== undefined && "planned" in state ? state : undefined
       if (Result.isFailure(shell)) return yield* fail("unavailable", shell.failure.message, shell.failure)
       yield* refused
       yield* checkShell(shell.success.path)
-      const { cwd, planned } = yield* prepare(args)
+      const { cwd, planned } = given ?? (yield* analysePlan(args))
       yield* ctx.askAll(planned.requests)
       // After the asks: every outside path of the plan is approved for this call.
       const plannedPolicy = yield* provide(sandboxPolicy(planned, { root: workspace.root, cwd, sessionID: ctx.sessionID }))
@@ -221,8 +215,11 @@ export const BashTool = Tool.define(
       }),
       parameters,
       execute,
-      requests: (args: Parameters, ctx: Tool.Context) =>
-        patchOf(args)?.requests(ctx) ?? Effect.andThen(refused, Effect.map(prepare(args), ({ planned }) => planned.requests)),
+      plan: (args: Parameters, ctx: Tool.Context): Effect.Effect<Tool.Plan<Planned>, Tool.ExecuteError> => {
+        const patch = patchOf(args)
+        if (patch !== undefined) return Effect.map(patch.plan(ctx), (p) => ({ requests: p.requests, state: { patch: p.state } }))
+        return Effect.andThen(refused, Effect.map(analysePlan(args), (prepared) => ({ requests: prepared.planned.requests, state: prepared })))
+      },
       truncation: TRUNCATION,
       annotations: { destructive: true },
       // An abort kills the command and returns what it printed before: the model should see that.

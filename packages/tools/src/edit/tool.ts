@@ -9,11 +9,13 @@ import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
 import {
   type Call,
+  type Change,
   type Changed,
   type ChangedBytes,
-  callRequests,
   fail,
   notFoundMessage,
+  planChange,
+  type Planned,
   REBASED_NOTE,
   type Services,
   similarNames,
@@ -53,15 +55,13 @@ export interface EditsResult {
   readonly metadata: Tool.Metadata
 }
 
-/** Applies `edits` to the call's file all-or-nothing; `label(i)` prefixes an edit's error (multiedit). */
-export const runEdits = Effect.fnUntraced(function*(
+/** The change of `edits` on the file, in order; `label(i)` prefixes an edit's error (multiedit). */
+const editsChange = (
   tool: string,
-  ctx: Tool.Context,
-  call: Call,
   edits: ReadonlyArray<EditSpec>,
   label: (index: number) => string
-): Effect.fn.Return<EditsResult, Tool.ExecuteError, Services> {
-  const done = yield* transaction(tool, ctx, call, (current) =>
+): Change<Array<EditReport>, Services> =>
+(current) =>
     Effect.gen(function*() {
       const { shown, real, entry, bytes } = current
       const first = edits[0]!
@@ -123,7 +123,22 @@ export const runEdits = Effect.fnUntraced(function*(
         })
       }
       return { text, span, encoding: { encoding: encoding.encoding, bom: encoding.bom }, result: reports } satisfies Changed<Array<EditReport>>
-    }), { rebase: true })
+    })
+
+/** The plan of an edit call (see `planChange`): the prompt shows its diff, the run reuses it. */
+export const planEdits = (tool: string, call: Call, edits: ReadonlyArray<EditSpec>, label: (index: number) => string) =>
+  planChange(tool, call, editsChange(tool, edits, label), { rebase: true })
+
+/** Applies `edits` to the call's file all-or-nothing; `label(i)` prefixes an edit's error (multiedit). */
+export const runEdits = Effect.fnUntraced(function*(
+  tool: string,
+  ctx: Tool.Context,
+  call: Call,
+  edits: ReadonlyArray<EditSpec>,
+  label: (index: number) => string,
+  planned?: Planned<Array<EditReport>> | undefined
+): Effect.fn.Return<EditsResult, Tool.ExecuteError, Services> {
+  const done = yield* transaction(tool, ctx, call, editsChange(tool, edits, label), { rebase: true }, planned)
   const reports = done.result
   const last = reports[reports.length - 1]!
   return {
@@ -163,13 +178,16 @@ export const EditTool = Tool.define(
       description: EDIT,
       parameters,
       annotations: { destructive: true },
-      requests: (args: z.output<typeof parameters>) =>
-        callRequests("edit", args).pipe(Effect.provideContext(services)),
-      execute: Effect.fn("EditTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
+      plan: (args: z.output<typeof parameters>) => planEdits("edit", args, [args], () => "").pipe(Effect.provideContext(services)),
+      execute: Effect.fn("EditTool.execute")(function*(
+        args: z.output<typeof parameters>,
+        ctx: Tool.Context,
+        planned?: Planned<Array<EditReport>>
+      ) {
         if (args.oldString === args.newString) {
           return yield* fail("edit", "invalid", "No changes to apply: oldString and newString are identical.")
         }
-        const result = yield* runEdits("edit", ctx, args, [args], () => "")
+        const result = yield* runEdits("edit", ctx, args, [args], () => "", planned)
         yield* events.publish({ _tag: "FileEdited", path: result.real, tool: "edit", sessionID: ctx.sessionID })
         const report = result.reports[0]!
         const output = result.created

@@ -84,8 +84,10 @@ export const GlobTool = Tool.define(
       return { split, root, requests }
     }, Effect.provideContext(services))
 
-    const execute = Effect.fn("GlobTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-      const { split, root, requests } = yield* prepare(args)
+    // The run takes over what the call's plan prepared (a run without a plan prepares its own).
+    type Prepared = Effect.Success<ReturnType<typeof prepare>>
+    const execute = Effect.fn("GlobTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context, planned?: Prepared) {
+      const { split, root, requests } = planned ?? (yield* prepare(args))
       yield* ctx.askAll(requests)
       const pattern = split.pattern === "" ? "**" : split.pattern
       const top = new TopK<Entry>(FILE_LIMIT, newestFirst)
@@ -122,6 +124,6 @@ export const GlobTool = Tool.define(
       return listing(root, lines, top, skipped)
     }, Effect.provide(services))
 
-    return { description: GLOB, parameters, execute, requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests), annotations: { readOnly: true } } satisfies Tool.Def<typeof parameters>
+    return { description: GLOB, parameters, execute, plan: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => ({ requests: p.requests, state: p })), annotations: { readOnly: true } } satisfies Tool.Def<typeof parameters, Tool.Metadata, Prepared>
   })
 )

@@ -102,8 +102,10 @@ export const GrepTool = Tool.define(
       return { root, requests: requestsOf(root, grepRequest(args)) }
     }, Effect.provideContext(services))
 
-    const execute = Effect.fn("GrepTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-      const { root, requests } = yield* prepare(args)
+    // The run takes over what the call's plan prepared (a run without a plan prepares its own).
+    type Prepared = Effect.Success<ReturnType<typeof prepare>>
+    const execute = Effect.fn("GrepTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context, planned?: Prepared) {
+      const { root, requests } = planned ?? (yield* prepare(args))
       yield* ctx.askAll(requests)
       if (root === undefined) return yield* grepSpill(spill, args.path!, args.pattern)
       const cwd = root.isDirectory ? root.real : path.dirname(root.real)
@@ -171,6 +173,6 @@ export const GrepTool = Tool.define(
       }
     }, Effect.provide(services))
 
-    return { description: GREP, parameters, execute, requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests), annotations: { readOnly: true } } satisfies Tool.Def<typeof parameters>
+    return { description: GREP, parameters, execute, plan: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => ({ requests: p.requests, state: p })), annotations: { readOnly: true } } satisfies Tool.Def<typeof parameters, Tool.Metadata, Prepared>
   })
 )

@@ -93,8 +93,10 @@ export const ListTool = Tool.define(
       return { root, requests }
     }, Effect.provideContext(services))
 
-    const execute = Effect.fn("ListTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-      const { root, requests } = yield* prepare(args)
+    // The run takes over what the call's plan prepared (a run without a plan prepares its own).
+    type Prepared = Effect.Success<ReturnType<typeof prepare>>
+    const execute = Effect.fn("ListTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context, planned?: Prepared) {
+      const { root, requests } = planned ?? (yield* prepare(args))
       yield* ctx.askAll(requests)
       const glob = [...LIST_IGNORES.map((p) => `!${p}`), ...(args.ignore ?? []).map((p) => `!${p.replace(/^!/, "")}`)]
       const top = new TopK<Entry>(LIST_LIMIT, shallowestFirst)
@@ -131,8 +133,8 @@ export const ListTool = Tool.define(
       description: LIST,
       parameters,
       execute,
-      requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests),
+      plan: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => ({ requests: p.requests, state: p })),
       annotations: { readOnly: true }
-    } satisfies Tool.Def<typeof parameters>
+    } satisfies Tool.Def<typeof parameters, Tool.Metadata, Prepared>
   })
 )

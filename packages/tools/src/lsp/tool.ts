@@ -80,8 +80,10 @@ export const LspTool = Tool.define(
         (l) => Effect.map(show(l.path), (p) => `${p}:${l.range.start.line + 1}:${l.range.start.character + 1}`)
       )
 
-    const execute = Effect.fn("LspTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-      const { real, shown, requests } = yield* prepare(args)
+    // The run takes over what the call's plan prepared (a run without a plan prepares its own).
+    type Prepared = Effect.Success<ReturnType<typeof prepare>>
+    const execute = Effect.fn("LspTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context, planned?: Prepared) {
+      const { real, shown, requests } = planned ?? (yield* prepare(args))
       yield* ctx.askAll(requests)
       const position = { line: args.line - 1, character: args.character - 1 }
       const answer = Effect.gen(function*() {
@@ -109,8 +111,8 @@ export const LspTool = Tool.define(
       parameters,
       annotations: { readOnly: true },
       unavailable: Effect.sync(() => !config.enabled ? DISABLED : !lsp.enabled ? NO_SERVERS : undefined),
-      requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests),
+      plan: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => ({ requests: p.requests, state: p })),
       execute
-    } satisfies Tool.Def<typeof parameters>
+    } satisfies Tool.Def<typeof parameters, Tool.Metadata, Prepared>
   })
 )

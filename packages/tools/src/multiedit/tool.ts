@@ -5,11 +5,11 @@
 import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
-import type { Services } from "../internal/file/common.ts"
-import { callRequests, fail, REBASED_NOTE } from "../internal/file/common.ts"
+import type { Planned, Services } from "../internal/file/common.ts"
+import { fail, REBASED_NOTE } from "../internal/file/common.ts"
 import { MULTIEDIT } from "./description.ts"
 import { diagnosticsAfterChange, THIS_FILE } from "../internal/file/diagnostics.ts"
-import { runEdits } from "../edit/tool.ts"
+import { type EditReport, planEdits, runEdits } from "../edit/tool.ts"
 import { formatRange, matchedNote } from "../edit/replacers/messages.ts"
 
 const parameters = z.object({
@@ -26,6 +26,8 @@ const parameters = z.object({
     .describe("Edits applied in order, each on the result of the previous one")
 })
 
+const labelFor = (n: number) => (i: number) => (n === 1 ? "" : `Edit ${i + 1} of ${n} failed: `)
+
 export const MultiEditTool = Tool.define(
   "multiedit",
   Effect.gen(function*() {
@@ -35,16 +37,20 @@ export const MultiEditTool = Tool.define(
       description: MULTIEDIT,
       parameters,
       annotations: { destructive: true },
-      requests: (args: z.output<typeof parameters>) =>
-        callRequests("multiedit", args).pipe(Effect.provideContext(services)),
-      execute: Effect.fn("MultiEditTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
+      plan: (args: z.output<typeof parameters>) =>
+        planEdits("multiedit", args, args.edits, labelFor(args.edits.length)).pipe(Effect.provideContext(services)),
+      execute: Effect.fn("MultiEditTool.execute")(function*(
+        args: z.output<typeof parameters>,
+        ctx: Tool.Context,
+        planned?: Planned<Array<EditReport>>
+      ) {
         const n = args.edits.length
-        const label = (i: number) => (n === 1 ? "" : `Edit ${i + 1} of ${n} failed: `)
+        const label = labelFor(n)
         const identical = args.edits.findIndex((e) => e.oldString === e.newString)
         if (identical !== -1) {
           return yield* fail("multiedit", "invalid", `${label(identical)}No changes to apply: oldString and newString are identical.`)
         }
-        const result = yield* runEdits("multiedit", ctx, args, args.edits, label)
+        const result = yield* runEdits("multiedit", ctx, args, args.edits, label, planned)
         yield* events.publish({ _tag: "FileEdited", path: result.real, tool: "multiedit", sessionID: ctx.sessionID })
         const notes = result.reports.flatMap((r, i) => {
           if (r.strategy === "create") return [`${i + 1}. created the file`]

@@ -61,8 +61,10 @@ export const SkillTool = Tool.define(
       return { skill, real: resolved.real, requests: [...withExternal(resolved, { access: "read" }, read), own] }
     }, Effect.provideService(Workspace.Workspace, workspace), Effect.provideService(Path.Path, path))
 
-    const execute = Effect.fn("SkillTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-      const { skill, real, requests } = yield* prepare(args)
+    // The run takes over what the call's plan prepared (a run without a plan prepares its own).
+    type Prepared = Effect.Success<ReturnType<typeof prepare>>
+    const execute = Effect.fn("SkillTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context, planned?: Prepared) {
+      const { skill, real, requests } = planned ?? (yield* prepare(args))
       yield* ctx.askAll(requests)
       const text = yield* fs.readFileString(real).pipe(
         Effect.mapError((e) =>
@@ -95,9 +97,9 @@ export const SkillTool = Tool.define(
     return {
       description: Descriptions.skill(skills),
       parameters,
-      requests: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => p.requests),
+      plan: (args: z.output<typeof parameters>) => Effect.map(prepare(args), (p) => ({ requests: p.requests, state: p })),
       execute,
       annotations: { readOnly: true }
-    } satisfies Tool.Def<typeof parameters>
+    } satisfies Tool.Def<typeof parameters, Tool.Metadata, Prepared>
   })
 )

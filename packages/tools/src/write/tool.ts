@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as z from "zod"
 import { Events, Tool } from "@agent-tools/core"
-import { callRequests, type Services, transaction } from "../internal/file/common.ts"
+import { type Change, type Planned, planChange, type Services, transaction } from "../internal/file/common.ts"
 import { WRITE } from "./description.ts"
 import { diagnosticsAfterChange, THIS_FILE } from "../internal/file/diagnostics.ts"
 import { type Decoded, eolStats, encodingLabel, withEol } from "../internal/text.ts"
@@ -20,6 +20,25 @@ const parameters = z.object({
   content: z.string().describe("The content to write to the file")
 })
 
+type Args = z.output<typeof parameters>
+
+/** The file's new content: `content`, in the file's encoding and line endings; the notes say what was kept. */
+const replaceWith = (args: Args): Change<Array<string>, never> => ({ decoded }) => {
+  if (decoded === undefined) return Effect.succeed({ text: args.content, encoding: UTF8, result: [] })
+  let content = args.content
+  const encoding = { encoding: decoded.encoding, bom: decoded.bom }
+  const notes: Array<string> = []
+  if (content.startsWith("\uFEFF") && encoding.bom) content = content.slice(1)
+  const old = eolStats(decoded.text)
+  const fresh = eolStats(content)
+  if (old.crlf > 0 && old.lf === 0 && fresh.crlf === 0 && fresh.lf > 0) {
+    content = withEol(content, "\r\n")
+    notes.push("kept CRLF line endings")
+  }
+  if (encoding.encoding !== "utf-8" || encoding.bom) notes.push(`kept ${encodingLabel(encoding)} encoding`)
+  return Effect.succeed({ text: content, encoding, result: notes })
+}
+
 export const WriteTool = Tool.define(
   "write",
   Effect.gen(function*() {
@@ -29,25 +48,9 @@ export const WriteTool = Tool.define(
       description: WRITE,
       parameters,
       annotations: { destructive: true },
-      requests: (args: z.output<typeof parameters>) =>
-        callRequests("write", args).pipe(Effect.provideContext(services)),
-      execute: Effect.fn("WriteTool.execute")(function*(args: z.output<typeof parameters>, ctx: Tool.Context) {
-        const done = yield* transaction("write", ctx, args, ({ decoded }) => {
-          if (decoded === undefined) return Effect.succeed({ text: args.content, encoding: UTF8, result: [] })
-          let content = args.content
-          const encoding = { encoding: decoded.encoding, bom: decoded.bom }
-          const notes: Array<string> = []
-          // A BOM typed by the model would be doubled by the encoder.
-          if (content.startsWith("\uFEFF") && encoding.bom) content = content.slice(1)
-          const old = eolStats(decoded.text)
-          const fresh = eolStats(content)
-          if (old.crlf > 0 && old.lf === 0 && fresh.crlf === 0 && fresh.lf > 0) {
-            content = withEol(content, "\r\n")
-            notes.push("kept CRLF line endings")
-          }
-          if (encoding.encoding !== "utf-8" || encoding.bom) notes.push(`kept ${encodingLabel(encoding)} encoding`)
-          return Effect.succeed({ text: content, encoding, result: notes })
-        }, { anySize: true })
+      plan: (args: Args) => planChange("write", args, replaceWith(args), { anySize: true }).pipe(Effect.provideContext(services)),
+      execute: Effect.fn("WriteTool.execute")(function*(args: Args, ctx: Tool.Context, planned?: Planned<Array<string>>) {
+        const done = yield* transaction("write", ctx, args, replaceWith(args), { anySize: true }, planned)
         yield* events.publish({ _tag: "FileEdited", path: done.real, tool: "write", sessionID: ctx.sessionID })
         const notes = done.result
         const diff = done.diff

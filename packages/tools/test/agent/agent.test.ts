@@ -3,7 +3,7 @@
  * invalid (where unusable calls go) and skill (discovered SKILL.md folders, filtered by permission).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Option } from "effect"
+import { Effect, Fiber, Option, Stream } from "effect"
 import { InvalidCall, Permission, SubagentRunner, Tool, ToolRegistry } from "@agent-tools/core"
 import { ScriptedSubagent } from "@agent-tools/testing"
 import { allowAll, call, callError, context, offered, registry } from "./harness.ts"
@@ -250,11 +250,7 @@ describe("batch", () => {
           { tool: "read", parameters: { filePath: "a.txt" } }
         ]
       }, ctx))
-      let pending: ReadonlyArray<Permission.Request> = []
-      while (pending.length === 0) {
-        yield* Effect.sleep("2 millis")
-        pending = yield* permission.pending
-      }
+      const pending = yield* Stream.runCollect(Stream.take(permission.asks, 1))
       yield* permission.reply({ requestID: pending[0]!.id, reply: "once" })
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.title, "Batch execution (2/2 successful)")

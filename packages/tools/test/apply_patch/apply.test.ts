@@ -8,17 +8,49 @@ import { Effect, FileSystem, Layer, Path } from "effect"
 import * as PlatformError from "effect/PlatformError"
 import { MemoryFileSystem, ScriptedPermission } from "@agent-tools/testing"
 import { Patch } from "@agent-tools/tools"
-import { call, callError, memory, readText, registry } from "../file/harness.ts"
+import { call, callError, callPatch, callPatchError, memory, readText, registry } from "../file/harness.ts"
 
 const ws = { root: "/ws" }
 const patch = (...lines: ReadonlyArray<string>) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
 
 const exists = (file: string) => FileSystem.FileSystem.use((fs) => fs.exists(file))
 
+describe("apply_patch: the freshness check of write and edit", () => {
+  const setUp = { "/ws/a.txt": "a\n", "/ws/b.txt": "one\ntwo\n" }
+  const update = patch("*** Add File: new.txt", "+new", "*** Update File: b.txt", "@@", "-one", "+ONE")
+
+  it.effect("a file changed since the session read it is refused with the stale-edit error; nothing is written", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      yield* call("read", { filePath: "b.txt" })
+      yield* fs.writeFileString("/ws/b.txt", "one!\ntwo\n")
+      const error = yield* callError("apply_patch", { patchText: update })
+      // The very refusal a stale edit and a stale write get.
+      assert.strictEqual(error, yield* callError("edit", { filePath: "b.txt", oldString: "one", newString: "ONE" }))
+      assert.strictEqual(error, yield* callError("write", { filePath: "b.txt", content: "ONE\ntwo\n" }))
+      assert.include(error, "File /ws/b.txt has been modified since it was last read")
+      assert.strictEqual(yield* readText("/ws/b.txt"), "one!\ntwo\n")
+      assert.isFalse(yield* exists("/ws/new.txt"))
+    }).pipe(Effect.provide(memory(ws, setUp))))
+
+  it.effect("a file the session never read is refused like an edit of it; a read file is patched", () =>
+    Effect.gen(function*() {
+      const error = yield* callError("apply_patch", { patchText: update })
+      assert.strictEqual(error, yield* callError("edit", { filePath: "b.txt", oldString: "one", newString: "ONE" }))
+      assert.isFalse(yield* exists("/ws/new.txt"))
+      yield* call("read", { filePath: "b.txt" })
+      yield* call("apply_patch", { patchText: update })
+      assert.strictEqual(yield* readText("/ws/b.txt"), "ONE\ntwo\n")
+      // Its own write counts as read: the next patch needs no new read.
+      yield* call("apply_patch", { patchText: patch("*** Update File: b.txt", "@@", "-two", "+TWO") })
+      assert.strictEqual(yield* readText("/ws/b.txt"), "ONE\nTWO\n")
+    }).pipe(Effect.provide(memory(ws, setUp))))
+})
+
 describe("apply_patch: all or nothing", () => {
   it.effect("a failing third hunk leaves the added, deleted and updated files as they were", () =>
     Effect.gen(function*() {
-      const error = yield* callError("apply_patch", {
+      const error = yield* callPatchError({
         patchText: patch("*** Add File: new.txt", "+new", "*** Delete File: a.txt", "*** Update File: b.txt", "@@", "-nope", "+x")
       })
       assert.isTrue(error.startsWith("apply_patch failed at hunk 3 (patch line 5): Failed to find expected lines in b.txt:\nnope"), error)
@@ -43,7 +75,7 @@ describe("apply_patch: all or nothing", () => {
 
   it.effect("a write failure during the commit restores every file already replaced, and removes created ones", () =>
     Effect.gen(function*() {
-      const error = yield* callError("apply_patch", {
+      const error = yield* callPatchError({
         patchText: patch(
           "*** Update File: a.txt", "@@", "-a", "+A",
           "*** Add File: sub/new.txt", "+new",
@@ -62,7 +94,7 @@ describe("apply_patch: all or nothing", () => {
 
   it.effect("sequential mode keeps the hunks before the failing one and says so", () =>
     Effect.gen(function*() {
-      const error = yield* callError("apply_patch", {
+      const error = yield* callPatchError({
         patchText: patch("*** Add File: created.txt", "+hello", "*** Update File: missing.txt", "@@", "-old", "+new")
       })
       assert.strictEqual(
@@ -78,24 +110,24 @@ describe("apply_patch: placement and diagnostics", () => {
   it.effect("a pure addition under @@ context goes right after that line (atomic), to the end in sequential mode", () =>
     Effect.gen(function*() {
       const text = patch("*** Update File: f.py", "@@ def foo():", "+    pass")
-      yield* call("apply_patch", { patchText: text })
+      yield* callPatch({ patchText: text })
       assert.strictEqual(yield* readText("/ws/f.py"), "def foo():\n    pass\n\ndef bar():\n    return 1\n")
     }).pipe(Effect.provide(memory(ws, { "/ws/f.py": "def foo():\n\ndef bar():\n    return 1\n" }))))
 
   it.effect("missing context names the closest line; an applied patch is recognised", () =>
     Effect.gen(function*() {
-      const missing = yield* callError("apply_patch", { patchText: patch("*** Update File: f.ts", "@@", " const a = 1", "-const b = 3", "+const b = 4") })
+      const missing = yield* callPatchError({ patchText: patch("*** Update File: f.ts", "@@", " const a = 1", "-const b = 3", "+const b = 4") })
       assert.include(missing, "Failed to find expected lines in f.ts:\nconst a = 1\nconst b = 3")
       assert.include(missing, 'The closest line to "const a = 1" is line 1: "const a = 1".')
-      const again = yield* callError("apply_patch", { patchText: patch("*** Update File: f.ts", "@@", "-const b = 1", "+const b = 2") })
+      const again = yield* callPatchError({ patchText: patch("*** Update File: f.ts", "@@", "-const b = 1", "+const b = 2") })
       assert.include(again, "already in the file: the patch may have been applied already")
     }).pipe(Effect.provide(memory(ws, { "/ws/f.ts": "const a = 1\nconst b = 2\n" }))))
 
   it.effect("a file without a final newline keeps it that way; End of File anchors at the last occurrence", () =>
     Effect.gen(function*() {
-      yield* call("apply_patch", { patchText: patch("*** Update File: n.txt", "@@", "-a", "+A") })
+      yield* callPatch({ patchText: patch("*** Update File: n.txt", "@@", "-a", "+A") })
       assert.strictEqual(yield* readText("/ws/n.txt"), "A\nb")
-      yield* call("apply_patch", { patchText: patch("*** Update File: e.txt", "@@", " x", "+c", "*** End of File") })
+      yield* callPatch({ patchText: patch("*** Update File: e.txt", "@@", " x", "+c", "*** End of File") })
       assert.strictEqual(yield* readText("/ws/e.txt"), "x\ny\nx\nc\n")
     }).pipe(Effect.provide(memory(ws, { "/ws/n.txt": "a\nb", "/ws/e.txt": "x\ny\nx\n" }))))
 })
@@ -103,7 +135,7 @@ describe("apply_patch: placement and diagnostics", () => {
 describe("apply_patch: bytes and syntax", () => {
   it.effect("CRLF, a BOM and Latin-1 are kept; typographic quotes in context still match", () =>
     Effect.gen(function*() {
-      yield* call("apply_patch", {
+      yield* callPatch({
         patchText: patch(
           "*** Update File: crlf.txt", "@@", " one", "-two", "+TWO", "+2.5",
           "*** Update File: latin.txt", "@@", "-x = 1", "+x = 2",
@@ -123,17 +155,17 @@ describe("apply_patch: bytes and syntax", () => {
   it.effect("syntax errors carry the patch line number and write nothing; a heredoc wrapper is accepted", () =>
     Effect.gen(function*() {
       assert.strictEqual(
-        yield* callError("apply_patch", { patchText: patch("*** Add File: ok.txt", "+ok", "*** Update File: a.txt", "@@", "oops") }),
+        yield* callPatchError({ patchText: patch("*** Add File: ok.txt", "+ok", "*** Update File: a.txt", "@@", "oops") }),
         "Invalid patch hunk on line 6: Unexpected line found in update hunk: 'oops'. Every line should start with ' ' (context line), " +
           "'+' (added line), or '-' (removed line)\nNo files were changed."
       )
       assert.strictEqual(
-        yield* callError("apply_patch", { patchText: "*** Begin Patch\n*** Add File: x\n+x" }),
+        yield* callPatchError({ patchText: "*** Begin Patch\n*** Add File: x\n+x" }),
         "Invalid patch: The last line of the patch must be '*** End Patch'\nNo files were changed."
       )
-      assert.strictEqual(yield* callError("apply_patch", { patchText: "  " }), "patchText is required")
+      assert.strictEqual(yield* callPatchError({ patchText: "  " }), "patchText is required")
       assert.isFalse(yield* exists("/ws/ok.txt"))
-      yield* call("apply_patch", { patchText: `cat <<'EOF'\n${patch("*** Update File: a.txt", "@@", "-a", "+b")}\nEOF` })
+      yield* callPatch({ patchText: `cat <<'EOF'\n${patch("*** Update File: a.txt", "@@", "-a", "+b")}\nEOF` })
       assert.strictEqual(yield* readText("/ws/a.txt"), "b\n")
     }).pipe(Effect.provide(memory(ws, { "/ws/a.txt": "a\n" }))))
 })
@@ -141,7 +173,7 @@ describe("apply_patch: bytes and syntax", () => {
 describe("apply_patch: result and permission", () => {
   it.effect("one edit ask for all files, the diff in the result; output lists A / M / D", () =>
     Effect.gen(function*() {
-      const result = yield* call("apply_patch", {
+      const result = yield* callPatch({
         patchText: patch(
           "*** Add File: docs/new.md", "+# New",
           "*** Update File: src/a.ts", "*** Move to: src/b.ts", "@@", "-export const a = 1", "+export const b = 1",
@@ -172,7 +204,7 @@ describe("apply_patch: a pure rename", () => {
   ) {
     it.effect(`${name} is shown as a rename, not the file deleted and added`, () =>
       Effect.gen(function*() {
-        const result = yield* call("apply_patch", { patchText: patch(...lines) })
+        const result = yield* callPatch({ patchText: patch(...lines) })
         assert.strictEqual(result.metadata.diff, "renamed src/a.ts → src/c.ts")
         const entries = result.metadata.files as ReadonlyArray<Record<string, unknown>>
         assert.deepStrictEqual(entries.map((f) => [f.relativePath, f.type, f.movePath, f.additions, f.deletions]), [
@@ -209,7 +241,7 @@ describe("apply_patch: context that occurs more than once", () => {
 
   it.effect("without an @@ line it is refused, naming the candidate lines, and nothing is written", () =>
     Effect.gen(function*() {
-      const error = yield* callError("apply_patch", { patchText: unanchored })
+      const error = yield* callPatchError({ patchText: unanchored })
       assert.strictEqual(
         error,
         "apply_patch failed at hunk 1 (patch line 2): The lines to change occur 2 times in m.py, at lines 2-3, 6-7:\n" +
@@ -222,7 +254,7 @@ describe("apply_patch: context that occurs more than once", () => {
 
   it.effect("an @@ line picks the copy", () =>
     Effect.gen(function*() {
-      yield* call("apply_patch", {
+      yield* callPatch({
         patchText: patch("*** Update File: m.py", "@@ def b():", "     x = 1", "-    return x", "+    return x + 1")
       })
       assert.strictEqual(yield* readText("/ws/m.py"), twice.replace(/return x\n$/, "return x + 1\n"))
@@ -230,7 +262,7 @@ describe("apply_patch: context that occurs more than once", () => {
 
   it.effect("sequential (codex) mode keeps codex's behaviour: the first copy", () =>
     Effect.gen(function*() {
-      yield* call("apply_patch", { patchText: unanchored })
+      yield* callPatch({ patchText: unanchored })
       assert.strictEqual(yield* readText("/ws/m.py"), twice.replace("return x\n", "return x + 1\n"))
     }).pipe(Effect.provide(memory({ ...ws, mode: "sequential" }, { "/ws/m.py": twice }))))
 

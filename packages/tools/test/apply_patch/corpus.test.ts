@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url"
 import { Effect, FileSystem, Layer } from "effect"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { Patch } from "@agent-tools/tools"
-import { call, node } from "../file/harness.ts"
+import { callPatch, node } from "../file/harness.ts"
 
 const CORPUS = fileURLToPath(new URL("./fixtures/codex-apply-patch/", import.meta.url))
 const present = existsSync(`${CORPUS}/scenarios`)
@@ -53,7 +53,7 @@ const runScenario = (name: string, mode: "atomic" | "sequential") =>
     const input = `${CORPUS}/scenarios/${name}/input`
     if (existsSync(input)) cpSync(input, dir, { recursive: true })
     const patch = readFileSync(`${CORPUS}/scenarios/${name}/patch.txt`, "utf8")
-    yield* call("apply_patch", { patchText: patch }).pipe(Effect.ignore, Effect.provide(node({ root: dir, mode })))
+    yield* callPatch({ patchText: patch }).pipe(Effect.ignore, Effect.provide(node({ root: dir, mode })))
     return snapshot(dir)
   }).pipe(Effect.provide(Platform))
 
@@ -128,7 +128,7 @@ describe("codex apply_patch CLI cases", () => {
             mkdirSync(`${dir}/${file}`.replace(/\/[^/]*$/, ""), { recursive: true })
             yield* fs.writeFileString(`${dir}/${file}`, content)
           }
-          const result = yield* call("apply_patch", { patchText: c.patch }).pipe(
+          const result = yield* callPatch({ patchText: c.patch }).pipe(
             Effect.map((r) => ({ ok: true as const, text: r.output })),
             Effect.catch((e) => Effect.succeed({ ok: false as const, text: e.message })),
             Effect.provide(node({ root: dir, mode }))

@@ -81,7 +81,7 @@ describe("bash: apply_patch through the shell", () => {
       const args = bash(`cd sub && apply_patch <<'EOF'\n${PATCH}\nEOF`)
       const ctx = yield* Tool.makeContext({ sessionID: "s1", tool: "bash" })
       // What `agent-tools explain` shows: apply_patch's requests, not a bash command's.
-      const requests = yield* tool.requests!(yield* tool.validate(args), ctx)
+      const { requests } = yield* tool.plan(yield* tool.validate(args), ctx)
       assert.deepStrictEqual(requests.map((r) => [r.permission, r.patterns]), [["edit", ["sub/a.txt"]]])
       yield* Testing.call("read", { filePath: "sub/a.txt" })
       const result = yield* Testing.call("bash", args)

@@ -110,7 +110,7 @@ describe("bash tool: permissions", () => {
     Effect.gen(function*() {
       const tool = yield* Tool.build(Bash.BashTool)
       const ctx = yield* Tool.makeContext({ sessionID: "s" })
-      const requests = yield* tool.requests!(args("touch never.txt", { workdir: "sub" }), ctx)
+      const { requests } = yield* tool.plan(args("touch never.txt", { workdir: "sub" }), ctx)
       assert.deepStrictEqual(requests.map((r) => [r.permission, r.patterns]), [["edit", ["sub/never.txt"]], ["bash", ["touch never.txt"]]])
       assert.isFalse(existsSync(join(root, "sub", "never.txt")))
     }))

@@ -258,22 +258,24 @@ describe("one file transaction", () => {
   }
 
   // writeFile: the temp file, and the advisory lock file other processes' writers wait on.
+  // The first open and close are the plan's read (the diff the prompt shows, before any lock); the
+  // transaction reads again under the lock, as the bytes it writes over must be those it checked.
   it.effect("the file read stays open until the rename has replaced it (the old file is freed at that close), then closes", () => {
     const { order, layer } = counted()
     return Effect.gen(function*() {
       yield* call("read", { filePath: "a.txt" })
       yield* call("edit", { filePath: "a.txt", oldString: "one", newString: "1" })
       // The close is not waited for: it happens once the call's fiber lets it run.
-      for (let i = 0; i < 10 && order.length < 3; i++) yield* Effect.yieldNow
-      assert.deepStrictEqual(order, ["open", "rename", "close"])
+      for (let i = 0; i < 10 && order.length < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(order, ["open", "close", "open", "rename", "close"])
       order.length = 0
       yield* callError("edit", { filePath: "a.txt", oldString: "absent", newString: "x" })
-      assert.deepStrictEqual(order, ["open", "close"]) // a failed change: closed before the call ends
+      assert.deepStrictEqual(order, ["open", "close", "open", "close"]) // a failed change: closed before the call ends
     }).pipe(Effect.provide(layer))
   })
 
   for (const tool of ["edit", "multiedit", "write"] as const) {
-    it.effect(`${tool}: the path resolved once, one stat and one open (one read) of the file, one temp file renamed over it`, () => {
+    it.effect(`${tool}: the path resolved once, one read for the plan and one under the lock, one temp file renamed over it`, () => {
       const { counts, layer } = counted()
       const args = tool === "edit"
         ? { filePath: "a.txt", oldString: "one", newString: "1" }
@@ -284,7 +286,7 @@ describe("one file transaction", () => {
         yield* call("read", { filePath: "a.txt" })
         Object.assign(counts, { realPath: 0, stat: 0, open: 0, readFile: 0, writeFile: 0, rename: 0 })
         yield* call(tool, args)
-        assert.deepStrictEqual(counts, { realPath: 1, stat: 1, open: 1, readFile: 0, writeFile: 2, rename: 1 })
+        assert.deepStrictEqual(counts, { realPath: 1, stat: 2, open: 2, readFile: 0, writeFile: 2, rename: 1 })
         assert.strictEqual(yield* readText("/ws/a.txt"), tool === "edit" ? "1\ntwo\n" : "1\n2\n")
       }).pipe(Effect.provide(layer))
     })

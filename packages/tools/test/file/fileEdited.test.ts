@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Events } from "@agent-tools/core"
-import { call, callError, memory, recordingEvents } from "./harness.ts"
+import { call, callError, callPatch, memory, recordingEvents } from "./harness.ts"
 
 const ws = { root: "/ws" }
 const patch = (...lines: ReadonlyArray<string>) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
@@ -44,7 +44,7 @@ describe("FileEdited events", () => {
   it.effect("apply_patch: each added, updated and moved file; not deleted ones", () => {
     const published: Array<Events.Event> = []
     return Effect.gen(function*() {
-      yield* call("apply_patch", {
+      yield* callPatch({
         patchText: patch(
           "*** Add File: new.txt",
           "+new",

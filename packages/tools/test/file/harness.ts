@@ -5,7 +5,7 @@
 import { Effect, FileSystem, Layer, Path, Stream } from "effect"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { MemoryFileSystem, ScriptedPermission, Testing } from "@agent-tools/testing"
-import { Events, Permission, Tool, ToolRegistry, type Workspace } from "@agent-tools/core"
+import { Events, FileTime, Permission, Tool, ToolRegistry, Workspace } from "@agent-tools/core"
 import { ApplyPatchConfig, ApplyPatchTool, EditTool, MultiEditTool, ReadTool, WriteTool } from "@agent-tools/tools"
 
 export const allowAll: Permission.Ruleset = Testing.allowAll
@@ -62,6 +62,37 @@ export const call = (tool: string, args: unknown, sessionID = "s1") =>
 
 export const callError = (tool: string, args: unknown, sessionID = "s1") =>
   Effect.map(Effect.flip(call(tool, args, sessionID)), (e) => e.message)
+
+/**
+ * Records a read of every file under `dir` for the session, as a model that read the files it is
+ * about to patch: apply_patch, like edit, refuses a file this session has not read.
+ */
+export const readAll = (dir: string, sessionID = "s1"): Effect.Effect<void, never, FileSystem.FileSystem | Path.Path | FileTime.FileTime> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const fileTime = yield* FileTime.FileTime
+    const walk = (at: string): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const info = yield* fs.stat(at)
+        if (info.type === "File") return yield* fileTime.read(sessionID, at)
+        if (info.type !== "Directory") return
+        for (const name of yield* fs.readDirectory(at)) {
+          if (!name.endsWith(FileTime.LOCK_SUFFIX)) yield* walk(path.join(at, name))
+        }
+      }).pipe(Effect.ignore)
+    yield* walk(dir)
+  })
+
+/** apply_patch through the registry, once every file of the workspace was read in the session. */
+export const callPatch = (args: unknown, sessionID = "s1") =>
+  Effect.gen(function*() {
+    yield* readAll((yield* Workspace.Workspace).root, sessionID)
+    return yield* call("apply_patch", args, sessionID)
+  })
+
+export const callPatchError = (args: unknown, sessionID = "s1") =>
+  Effect.map(Effect.flip(callPatch(args, sessionID)), (e) => e.message)
 
 export const bytes = (s: string) => new TextEncoder().encode(s)
 

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FileSystem, Layer } from "effect"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
-import { allowAll, call, callError, node } from "./harness.ts"
+import { allowAll, call, callError, callPatch, node } from "./harness.ts"
 
 const Platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
 
@@ -136,7 +136,7 @@ describe("atomic replacement", () => {
         yield* call("edit", { filePath: "run.sh", oldString: "one", newString: "two" })
         yield* call("read", { filePath: "a.txt" })
         yield* call("write", { filePath: "a.txt", content: "changed\n" })
-        yield* call("apply_patch", { patchText: "*** Begin Patch\n*** Update File: run.sh\n@@\n-echo two\n+echo three\n*** End Patch" })
+        yield* callPatch({ patchText: "*** Begin Patch\n*** Update File: run.sh\n@@\n-echo two\n+echo three\n*** End Patch" })
         yield* call("read", { filePath: "shared.txt" })
         yield* call("edit", { filePath: "shared.txt", oldString: "one", newString: "two" })
       }).pipe(Effect.provide(node({ root: ws })))

@@ -7,7 +7,7 @@ import { Effect, Layer, Path } from "effect"
 import { MemoryFileSystem, Testing } from "@agent-tools/testing"
 import { Lsp } from "@agent-tools/core"
 import { ApplyPatchTool, EditTool, MultiEditTool, ReadTool, WriteTool } from "@agent-tools/tools"
-import { call } from "./harness.ts"
+import { call, callPatch } from "./harness.ts"
 
 const at = (line: number, character: number, message: string, severity: Lsp.Severity = 1): Lsp.Diagnostic => ({
   range: { start: { line, character }, end: { line, character: character + 1 } },
@@ -63,7 +63,7 @@ describe("LSP errors after a file change", () => {
     const errors = scripted(new Map([["/ws/b.ts", [at(0, 4, "b is broken")]], ["/ws/a.ts", []]]))
     return Effect.gen(function*() {
       const patch = "*** Begin Patch\n*** Update File: b.ts\n@@\n-let b = 2\n+let b = 3\n*** Add File: c.ts\n+let c = 1\n*** Delete File: gone.ts\n*** End Patch"
-      const result = yield* call("apply_patch", { patchText: patch })
+      const result = yield* callPatch({ patchText: patch })
       assert.deepStrictEqual(errors.touched.toSorted(), ["/ws/b.ts (wait)", "/ws/c.ts (wait)"])
       assert.strictEqual(
         result.output,

@@ -93,7 +93,7 @@ const readText = Effect.fnUntraced(function*(
  * not mtime). With `rebase`, a file changed since the read whose read bytes FileTime kept is not
  * an error yet: the bytes read and the refusal are returned, for the change to be re-based.
  */
-const assertFresh = (tool: string, sessionID: string, real: string, bytes: Uint8Array, rebase: boolean) =>
+const freshOrBase = (tool: string, sessionID: string, real: string, bytes: Uint8Array, rebase: boolean) =>
   FileTime.FileTime.use((ft) =>
     ft.assert(sessionID, real, bytes).pipe(
       Effect.as(undefined),
@@ -113,6 +113,13 @@ const assertFresh = (tool: string, sessionID: string, real: string, bytes: Uint8
 /** A change refused because the file changed since the session read it. */
 const staleError = (tool: string, refusal: FileTime.FileModifiedError) =>
   new Tool.ToolError({ tool, reason: "stale", message: refusal.message, cause: refusal })
+
+/**
+ * Fails unless this session read the file and `bytes` (just read, under the path's lock) are what
+ * it read: the refusal of a stale change, the same for every tool that writes files.
+ */
+export const assertFresh = (tool: string, sessionID: string, real: string, bytes: Uint8Array) =>
+  Effect.asVoid(freshOrBase(tool, sessionID, real, bytes, false))
 
 /** What a re-based change says in its result. */
 export const REBASED_NOTE = "The file had been changed since you read it, in other lines than this edit touches: " +
@@ -163,7 +170,7 @@ export interface Committed<A> {
 
 /**
  * One change of one file, the way write, edit and multiedit all make it: the call's permission
- * requests asked as one prompt (`editTarget`, resolved once per call: `callRequests`); then,
+ * requests asked as one prompt (`editTarget`, resolved once per call by its plan, `planChange`); then,
  * holding the path's lock, one stat and one read; the freshness check on the bytes just read (this
  * session read the file and it has not changed since); `change` on the bytes, or on the decoded
  * text (decoded only when it asks), its new text then encoded like the file; one diff of the
@@ -177,13 +184,13 @@ export const transaction = <A, R>(
   tool: string,
   ctx: Tool.Context,
   call: Call,
-  change: (current: Current) => Effect.Effect<Changed<A> | ChangedBytes<A>, Tool.ToolError, R>,
-  options: { readonly anySize?: boolean; readonly rebase?: boolean } = {}
+  change: Change<A, R>,
+  options: ChangeOptions = {},
+  planned?: Planned<A> | undefined
 ): Effect.Effect<Committed<A>, Tool.ExecuteError, R | Services> =>
   Effect.gen(function*() {
-    const known = resolvedCalls.get(call)
-    resolvedCalls.delete(call)
-    const { real, shown, requests } = known ?? (yield* editTarget(tool, call.filePath))
+    const { real, shown, requests } = planned?.target ?? (yield* editTarget(tool, call.filePath))
+    const worked = planned?.worked
     yield* ctx.askAll(requests)
     const fileTime = yield* FileTime.FileTime
     const path = yield* Path.Path
@@ -201,7 +208,7 @@ export const transaction = <A, R>(
         if (entry._tag === "File") {
           const bytes = yield* readText(tool, real, shown, entry, options.anySize === true).pipe(Scope.provide(reading))
           if (!closeAfterRename) yield* Scope.close(reading, Exit.void)
-          stale = yield* assertFresh(tool, ctx.sessionID, real, bytes, options.rebase === true)
+          stale = yield* freshOrBase(tool, ctx.sessionID, real, bytes, options.rebase === true)
           let decoded: Decoded | undefined
           // Decoded only when the change asks: a change made on the bytes never makes the string.
           read = {
@@ -223,29 +230,23 @@ export const transaction = <A, R>(
             return read?.decoded
           }
         }
-        const changed = yield* (stale === undefined
+        // The plan's change, when the file is still what the plan read (then nothing is worked out twice).
+        const reuse = worked !== undefined && stale === undefined && sameFile(worked, entry, read?.bytes)
+        const changed = reuse ? worked.changed : yield* (stale === undefined
           ? change(current)
           // On the current content the edit may no longer apply: the file changed where it edits.
           : Effect.mapError(change(current), () => staleError(tool, stale.refusal)))
-        let bytes: Uint8Array
-        let diff: FileDiff
-        if ("bytes" in changed) {
-          bytes = changed.bytes
-          diff = changed.diff
-        } else {
-          bytes = yield* encodeFor(tool, shown, changed.encoding, () =>
-            read === undefined
-              ? encode(changed.text, changed.encoding.encoding, changed.encoding.bom)
-              : encodeChange(read, changed.text, changed.encoding, changed.span))
-          const before = read?.decoded.text ?? ""
-          diff = changed.span === undefined ? unifiedDiff(shown, before, changed.text) : spanDiff(shown, before, changed.span)
-        }
+        const { bytes, diff } = reuse ? worked.changed : yield* resolve(tool, shown, read, changed)
         // UTF-16 is not compared by lines of bytes: refused as before.
         const utf16 = read !== undefined && ((read.bytes[0] === 0xff && read.bytes[1] === 0xfe) || (read.bytes[0] === 0xfe && read.bytes[1] === 0xff))
         if (stale !== undefined && read !== undefined && (utf16 || overlapping(stale.base, read.bytes, bytes))) {
           return yield* staleError(tool, stale.refusal)
         }
         yield* commit(tool, ctx.sessionID, real, bytes, entry)
+        // The read buffer that holds nothing written goes back for the next call: this read's when
+        // the plan's change was written, else the plan's.
+        if (reuse && read !== undefined) giveBack(read.bytes)
+        else if (!reuse && worked !== undefined) giveBack(worked.changed.bytes)
         return {
           shown,
           real,
@@ -263,6 +264,119 @@ export const transaction = <A, R>(
     )
   })
 
+/** A change of the file a transaction found (see `transaction`). */
+export type Change<A, R> = (current: Current) => Effect.Effect<Changed<A> | ChangedBytes<A>, Tool.ToolError, R>
+
+export interface ChangeOptions {
+  readonly anySize?: boolean | undefined
+  readonly rebase?: boolean | undefined
+}
+
+/** A change as bytes to write and its diff. */
+const resolve = <A>(
+  tool: string,
+  shown: string,
+  read: { readonly bytes: Uint8Array; readonly decoded: Decoded } | undefined,
+  changed: Changed<A> | ChangedBytes<A>
+): Effect.Effect<ChangedBytes<A>, Tool.ToolError> => {
+  if ("bytes" in changed) return Effect.succeed(changed)
+  return Effect.map(
+    encodeFor(tool, shown, changed.encoding, () =>
+      read === undefined
+        ? encode(changed.text, changed.encoding.encoding, changed.encoding.bom)
+        : encodeChange(read, changed.text, changed.encoding, changed.span)),
+    (bytes) => {
+      const before = read?.decoded.text ?? ""
+      const diff = changed.span === undefined ? unifiedDiff(shown, before, changed.text) : spanDiff(shown, before, changed.span)
+      return { bytes, diff, encoding: changed.encoding, result: changed.result }
+    }
+  )
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** The file under the lock is the one the plan worked on: missing both times, or the same bytes, mode and links. */
+const sameFile = (worked: Worked<unknown>, entry: Changeable, bytes: Uint8Array | undefined): boolean =>
+  entry._tag === "Missing"
+    ? worked.entry._tag === "Missing"
+    : worked.entry._tag === "File" && worked.bytes !== undefined && bytes !== undefined &&
+      entry.mode === worked.entry.mode && entry.links === worked.entry.links && sameBytes(bytes, worked.bytes)
+
+interface Worked<A> {
+  readonly entry: Changeable
+  /** A copy of the bytes the plan read (the change may have built the new file in its buffer). */
+  readonly bytes: Uint8Array | undefined
+  readonly changed: ChangedBytes<A>
+}
+
+/**
+ * A file change worked out before it is asked: the file it writes with the call's requests, the
+ * `edit` one carrying the diff for the prompt, and the change made on the file as the plan read it.
+ * The transaction takes that change over when the file is unchanged under its lock, and works it
+ * out again otherwise (so the freshness check and a re-base still decide on the bytes it writes
+ * over).
+ */
+export interface Planned<A> {
+  readonly target: Target
+  /** Undefined when the plan could not work the change out: the run says why. */
+  readonly worked: Worked<A> | undefined
+}
+
+/**
+ * The plan of a file change: `editTarget`, then (without a lock, and without the freshness check,
+ * which the transaction makes) the file read and `change` made on it, for the diff the prompt
+ * shows. A change that fails here is left to the run, which reports it after the prompt as before.
+ */
+export const planChange = <A, R>(
+  tool: string,
+  call: Call,
+  change: Change<A, R>,
+  options: ChangeOptions = {}
+): Effect.Effect<Tool.Plan<Planned<A>>, Tool.ExecuteError, R | Services> =>
+  Effect.gen(function*() {
+    const target = yield* editTarget(tool, call.filePath)
+    const worked = yield* Effect.gen(function*() {
+      const entry = yield* lookUp(tool, target.real, target.shown)
+      // A file over the edit limit (write replaces any size) would be read whole a second time for
+      // a diff the result only summarises: the prompt goes without it.
+      if (entry._tag === "File" && entry.size > MAX_EDIT_BYTES) return undefined
+      let read: { readonly bytes: Uint8Array; readonly decoded: Decoded } | undefined
+      let copy: Uint8Array | undefined
+      if (entry._tag === "File") {
+        const bytes = yield* readText(tool, target.real, target.shown, entry, options.anySize === true)
+        copy = bytes.slice()
+        let decoded: Decoded | undefined
+        read = {
+          bytes,
+          get decoded() {
+            return (decoded ??= decode(bytes))
+          }
+        }
+      }
+      const current: Current = {
+        shown: target.shown,
+        real: target.real,
+        entry,
+        bytes: read?.bytes,
+        get decoded() {
+          return read?.decoded
+        }
+      }
+      const changed = yield* resolve(tool, target.shown, read, yield* change(current))
+      return { entry, bytes: copy, changed } satisfies Worked<A>
+    }).pipe(Effect.scoped, Effect.orElseSucceed(() => undefined))
+    const requests = worked === undefined ? target.requests : target.requests.map((request) =>
+      request.permission === "edit"
+        ? { ...request, display: { kind: "diff" as const, path: target.shown, diff: worked.changed.diff.patch } }
+        : request
+    )
+    return { requests, state: { target: { ...target, requests }, worked } }
+  })
+
 /** Text → the file's encoding; a character it cannot hold is an error naming it and its line. */
 const encodeFor = (tool: string, shown: string, decoded: Pick<Decoded, "encoding" | "bom">, encoded: () => Uint8Array | Unencodable) => {
   const bytes = encoded()
@@ -276,27 +390,12 @@ const encodeFor = (tool: string, shown: string, decoded: Pick<Decoded, "encoding
   )
 }
 
-/** The arguments of a call of a file-changing tool: the same object reaches `requests` and `execute`. */
+/** The arguments of a call of a file-changing tool. */
 export interface Call {
   readonly filePath: string
 }
 
 type Target = Effect.Success<ReturnType<typeof editTarget>>
-
-// Calls whose path `callRequests` resolved, until their transaction takes the resolution.
-const resolvedCalls = new WeakMap<Call, Target>()
-
-/**
- * A call's permission requests (`editTarget`). The registry asks them and then runs the call with
- * the same arguments, whose transaction writes the path these requests were about instead of
- * resolving it a second time (three `lstat`s fewer per call). A call run without its requests
- * being asked resolves the path itself.
- */
-export const callRequests = (tool: string, call: Call) =>
-  Effect.map(editTarget(tool, call.filePath), (target) => {
-    resolvedCalls.set(call, target)
-    return target.requests
-  })
 
 /**
  * The file a file-changing tool writes and the call's permission requests for it:
