@@ -56,6 +56,27 @@ export const candidates = (selfCgroup: string): Array<string> => {
 const removeCgroup = (dir: string) =>
   Effect.tryPromise({ try: () => rmdir(dir), catch: (cause) => new Error(`rmdir ${dir}: ${String(cause)}`) })
 
+/**
+ * Kills every process still in a call's cgroup. The call's processes end with its process group
+ * and its pid namespace; this catches one that left both (a new session made while bwrap was
+ * still starting, when the kill came), so none outlives its call.
+ */
+const killMembers = (fs: FileSystem.FileSystem, procs: string) =>
+  fs.readFileString(procs).pipe(
+    Effect.orElseSucceed(() => ""),
+    Effect.flatMap((text) =>
+      Effect.sync(() => {
+        for (const pid of text.split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 0)) {
+          try {
+            process.kill(pid, "SIGKILL")
+          } catch {
+            // Gone already.
+          }
+        }
+      })
+    )
+  )
+
 /** Probes made by this process: each makes a cgroup of its own name, so layers built at once do not collide. */
 let probes = 0
 
@@ -96,7 +117,8 @@ export const pidsCgroup = Effect.fn("SandboxLimits.pidsCgroup")(function*(parent
   yield* Effect.acquireRelease(
     fs.makeDirectory(dir),
     () =>
-      removeCgroup(dir).pipe(
+      killMembers(fs, path.join(dir, "cgroup.procs")).pipe(
+        Effect.andThen(removeCgroup(dir)),
         Effect.retry({ times: 20, schedule: Schedule.spaced(Duration.millis(50)) }),
         Effect.ignore
       )

@@ -3,6 +3,7 @@
  * exist, which are masked for a call; and the probe's fallback when bwrap cannot forbid nested
  * user namespaces (a stand-in bwrap that refuses `--disable-userns`).
  */
+import { spawn } from "node:child_process"
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -12,7 +13,7 @@ import { Effect } from "effect"
 import { Sandbox } from "@agent-tools/core"
 import { AgentConfig, ConfigNarrowing } from "@agent-tools/runtime"
 import { Bubblewrap, SandboxHardening, SandboxLimits } from "@agent-tools/node"
-import { Programs } from "@agent-tools/testing"
+import { Processes, Programs } from "@agent-tools/testing"
 
 const hasBwrap = Programs.hasProgram("bwrap")
 
@@ -26,6 +27,24 @@ describe("SandboxLimits.candidates", () => {
     )
     assert.deepStrictEqual(SandboxLimits.candidates(""), [])
   })
+})
+
+describe("SandboxLimits.pidsCgroup", () => {
+  it.live("a process still in the call's cgroup when the call ends is killed, even one in a session of its own", () =>
+    Effect.gen(function*() {
+      const pids = yield* SandboxLimits.detectPids()
+      if (pids._tag === "none") return // no cgroup to make here: nothing this guarantee covers
+      const marker = Processes.marker()
+      yield* Effect.scoped(Effect.gen(function*() {
+        const procs = yield* SandboxLimits.pidsCgroup(pids.parent, `agent-tools-test-${process.pid}-${Date.now()}`, 64)
+        // Joins the cgroup, then leaves its session and process group, as a command might.
+        const child = spawn("setsid", ["sh", "-c", `echo $$ > "$0"; exec sleep ${marker}`, procs], { detached: true, stdio: "ignore" })
+        child.unref()
+        yield* Processes.waitUntil(() => Processes.withMarker(marker).length > 0)
+      }))
+      yield* Processes.waitUntil(() => Processes.withMarker(marker).length === 0)
+      assert.deepStrictEqual(Processes.withMarker(marker), [])
+    }).pipe(Effect.provide(NodeServices.layer)), 20_000)
 })
 
 describe("SandboxHardening", () => {
