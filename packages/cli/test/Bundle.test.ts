@@ -68,7 +68,7 @@ const startupInputs = (() => {
 describe("the bundled executable at start-up", () => {
   it("loads the tools, and none of the dependencies only some commands need", () => {
     const inputs = startupInputs()
-    assert.isTrue(inputs.some((i) => i.includes("packages/tools/src/file/read.ts")), "read is in the start-up chunks")
+    assert.isTrue(inputs.some((i) => i.includes("packages/tools/src/read/tool.ts")), "read is in the start-up chunks")
     for (const [name, pattern] of LAZY) {
       assert.deepStrictEqual(inputs.filter((i) => pattern.test(i)), [], `${name} is loaded at start-up`)
     }

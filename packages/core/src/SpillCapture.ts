@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as LineWindow from "./LineWindow.ts"
 import type { DirectSpill, SpillError } from "./SpillStorage.ts"
 import type { Limits } from "./Truncate.ts"
+import * as Bytes from "./Bytes.ts"
 import * as Utf8 from "./Utf8.ts"
 
 export const { countNewlines } = Utf8
@@ -47,20 +48,12 @@ class Ring {
     const k = Math.min(n, this.filled)
     const start = (this.at - k + this.data.length) % Math.max(1, this.data.length)
     if (start + k <= this.data.length) return this.data.slice(start, start + k)
-    return Utf8.concat(this.data.subarray(start), this.data.subarray(0, k - (this.data.length - start)))
+    return Bytes.concat([this.data.subarray(start), this.data.subarray(0, k - (this.data.length - start))])
   }
 }
 
-const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
-  if (parts.length === 1) return parts[0]!
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
+/** The parts as one buffer; a single part is used as it is. */
+const joined = (parts: ReadonlyArray<Uint8Array>): Uint8Array => parts.length === 1 ? parts[0]! : Bytes.concat(parts)
 
 /** `bytes` decoded, starting at the first character boundary (a tail may begin inside one). */
 const decodeFrom = (bytes: Uint8Array, decoder: { readonly decode: (b: Uint8Array) => string }): { readonly text: string; readonly skipped: number } => {
@@ -201,7 +194,7 @@ export class Follower {
 
   /** The whole output as text, while it was short enough to keep. */
   text(): string | undefined {
-    return this.whole === undefined ? undefined : this.decoder.decode(concat(this.whole))
+    return this.whole === undefined ? undefined : this.decoder.decode(joined(this.whole))
   }
 
   /** The whole output read back from the file (for a tool whose truncation is disabled). */
@@ -228,7 +221,7 @@ export class Follower {
     const whole = this.text()
     const lines = this.measure().lines
     if (whole !== undefined) return LineWindow.window(whole, this.limits, lines)
-    return windowOfEnds(concat(this.head), this.tail.last(this.limits.maxBytes + MARGIN), this.limits, lines)
+    return windowOfEnds(joined(this.head), this.tail.last(this.limits.maxBytes + MARGIN), this.limits, lines)
   }
 
   /** Makes the spill visible under its final name, cut to the cap with the trailer when it passed it. */

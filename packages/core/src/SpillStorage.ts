@@ -15,8 +15,8 @@ import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
+import * as Bytes from "./Bytes.ts"
 import {
-  concat,
   HOUR_MS,
   isSpillName,
   isTempName,
@@ -344,7 +344,7 @@ export const layer = (
         let gatheredBytes = 0
         const flush = Effect.suspend(() => {
           if (gathered.length === 0) return Effect.void
-          const data = gathered.length === 1 ? gathered[0]! : concat(gathered, gatheredBytes)
+          const data = gathered.length === 1 ? gathered[0]! : Bytes.concat(gathered, gatheredBytes)
           gathered = []
           gatheredBytes = 0
           return file.writeAll(data).pipe(Effect.mapError(spillError(`cannot write ${temp}`)))
@@ -528,7 +528,7 @@ export const layerMemory = (options: Options = {}): Layer.Layer<SpillStorage> =>
         const commit = Effect.suspend(() => {
           if (committed) return Effect.succeed(final)
           put(cap.end())
-          const data = concat(chunks, chunks.reduce((n, c) => n + c.length, 0))
+          const data = Bytes.concat(chunks)
           chunks.length = 0
           committed = true
           return Effect.map(Clock.currentTimeMillis, (mtime) => {

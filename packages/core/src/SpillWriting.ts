@@ -7,6 +7,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { SpillError, SpillWriter } from "./SpillStorage.ts"
+import * as Bytes from "./Bytes.ts"
 import * as Utf8 from "./Utf8.ts"
 
 export const PREFIX = "tool_"
@@ -68,7 +69,7 @@ export const makeCap = (maxBytes: number) => {
       if (capped || chunk.length === 0) return []
       let data = chunk
       if (held !== undefined) {
-        data = Utf8.concat(held, chunk)
+        data = Bytes.concat([held, chunk])
         held = undefined
       }
       const room = maxBytes - written
@@ -133,16 +134,6 @@ export const scheduleCleanup = Effect.fnUntraced(function*(cleanup: Effect.Effec
     return Effect.asVoid(Effect.forkIn(safe, scope))
   })
 })
-
-export const concat = (chunks: ReadonlyArray<Uint8Array>, size: number) => {
-  const out = new Uint8Array(size)
-  let offset = 0
-  for (const c of chunks) {
-    out.set(c, offset)
-    offset += c.length
-  }
-  return out
-}
 
 export const writeAll = (writer: Effect.Effect<SpillWriter, SpillError, Scope.Scope>, content: string | Uint8Array) =>
   Effect.scoped(Effect.gen(function*() {

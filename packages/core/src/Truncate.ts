@@ -16,6 +16,7 @@ import { endBytes, Follower, windowOfEnds } from "./SpillCapture.ts"
 import { SpillError, SpillStorage, type SpillWriter } from "./SpillStorage.ts"
 import * as Strategy from "./TruncationStrategy.ts"
 import { json } from "./TruncationJson.ts"
+import * as Bytes from "./Bytes.ts"
 import * as Utf8 from "./Utf8.ts"
 
 export type Direction = "head" | "tail" | "head+tail"
@@ -462,7 +463,7 @@ const chunkDecoder = () => {
     if (typeof chunk !== "string") {
       let data = chunk
       if (held !== undefined) {
-        data = Utf8.concat(held, chunk)
+        data = Bytes.concat([held, chunk])
         held = undefined
       }
       const keep = data.length - Utf8.incompleteTail(data)

@@ -85,14 +85,6 @@ export const boundary = (bytes: Uint8Array, index: number): number => {
   return cut
 }
 
-/** `a` followed by `b` in one new buffer (a held-back partial character joined to the next chunk). */
-export const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const out = new Uint8Array(a.length + b.length)
-  out.set(a)
-  out.set(b, a.length)
-  return out
-}
-
 interface BufferHost {
   readonly Buffer?: { readonly from: (b: ArrayBufferLike, offset: number, length: number) => Uint8Array }
 }

@@ -29,7 +29,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
-import { Sandbox, Truncate } from "@agent-tools/core"
+import { Bytes, Sandbox, Truncate } from "@agent-tools/core"
 import { holdsFile } from "./holders.ts"
 import { killTree, type Shell } from "./shell.ts"
 
@@ -109,12 +109,7 @@ const tailBuffer = (bytes: number) => {
     take(chars: number): string | undefined {
       if (!dirty) return undefined
       dirty = false
-      const all = new Uint8Array(size)
-      let at = 0
-      for (const c of chunks) {
-        all.set(c, at)
-        at += c.length
-      }
+      const all = Bytes.concat(chunks, size)
       chunks = [all]
       let start = Math.max(0, all.length - chars * 4)
       while (start > 0 && start < all.length && (all[start]! & 0xc0) === 0x80) start++ // UTF-8 boundary
@@ -124,16 +119,8 @@ const tailBuffer = (bytes: number) => {
   }
 }
 
-const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
-  if (chunks.length === 1) return chunks[0]!
-  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
-  let at = 0
-  for (const c of chunks) {
-    all.set(c, at)
-    at += c.length
-  }
-  return all
-}
+/** The chunks as one buffer; a single chunk is used as it is. */
+const joined = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => chunks.length === 1 ? chunks[0]! : Bytes.concat(chunks)
 
 const untilAborted = (signal: AbortSignal | undefined): Effect.Effect<void> =>
   signal === undefined ? Effect.never : Effect.callback<void>((resume) => {
@@ -295,7 +282,7 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
         // One buffer per pull: what piled up while the last chunk was spilled is written at once,
         // so the spill keeps pace with the pipe (fewer, larger writes).
         Stream.mapArray((batch) => {
-          const merged = concat(batch)
+          const merged = joined(batch)
           preview.push(merged)
           return [merged] as const
         }),

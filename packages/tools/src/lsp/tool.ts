@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Path from "effect/Path"
 import * as z from "zod"
 import { Lsp, Tool, Workspace } from "@agent-tools/core"
-import { locate, withExternal } from "../shared/access.ts"
+import { locate, withExternal } from "../internal/shared/access.ts"
 import { LSP, OPERATIONS } from "./description.ts"
 
 export interface LspToolConfig {

@@ -10,7 +10,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, SubagentRunner, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { FakeSpawner, RecordingSandbox, ScriptedSubagent } from "@agent-tools/testing"
-import { TaskTool } from "../../src/agent/task.ts"
+import { TaskTool } from "../../src/task/tool.ts"
 import * as Bash from "../../src/bash/index.ts"
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-tool-")))

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { giveBack, takeBuffer } from "../../src/file/buffers.ts"
+import { giveBack, takeBuffer } from "../../src/internal/buffers.ts"
 
 describe("read buffers", () => {
   it("a large buffer made here comes back for a request it fits, once", () => {

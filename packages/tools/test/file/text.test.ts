@@ -1,7 +1,7 @@
 /** Encodings, line endings, sniffing and diffs on their own. */
 import { assert, describe, it } from "@effect/vitest"
-import { spanDiff, trimDiff, unifiedDiff } from "../../src/file/diff.ts"
-import { decode, encode, encodeChange, isBinary, isUtf8, lfView, localEol, scanUtf8, sniffMedia, toOriginal } from "../../src/file/text.ts"
+import { spanDiff, trimDiff, unifiedDiff } from "../../src/internal/diff.ts"
+import { decode, encode, encodeChange, isBinary, isUtf8, lfView, localEol, scanUtf8, sniffMedia, toOriginal } from "../../src/internal/text.ts"
 
 const roundTrip = (bytes: Uint8Array) => {
   const d = decode(bytes)
