@@ -48,6 +48,7 @@ import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { ProtectedPaths, Sandbox, SandboxEnv, TrustedProgram } from "@agent-tools/core"
+import * as DataDir from "./DataDir.ts"
 import * as NetworkProxy from "./NetworkProxy.ts"
 import * as SandboxHardening from "./SandboxHardening.ts"
 import * as SandboxLimits from "./SandboxLimits.ts"
@@ -144,6 +145,12 @@ export const bwrapArguments = (options: {
   readonly masks?: { readonly secrets: SandboxHardening.Secrets; readonly empty: string } | undefined
   /** Existing paths inside the workspace mounted read-only over it (its control files), parents first. */
   readonly protected?: ReadonlyArray<string> | undefined
+  /**
+   * Host paths that stay read-only wherever a writable mount would show them (the user's own config
+   * directory, which holds the trusted config and the list of trusted folders): a command allowed to
+   * write outside the workspace still cannot trust a folder or widen the user's rules.
+   */
+  readonly readOnly?: ReadonlyArray<string> | undefined
 }): Array<string> => {
   const { policy } = options
   const args = [
@@ -190,6 +197,10 @@ export const bwrapArguments = (options: {
     args.push(...ordered.filter((m) => !before.includes(m)).flatMap(bind))
   }
   args.push(...protectedMounts(policy.root, options.protected ?? []))
+  const writableMounts = ordered.filter((m) => m.writable && m.tmpfs === undefined).map((m) => m.path)
+  for (const path of options.readOnly ?? []) {
+    if (writableMounts.some((w) => within(w, path))) args.push("--ro-bind-try", path, path)
+  }
   // Masks come after every bind that could show what they hide.
   const { masks } = options
   if (masks !== undefined) {
@@ -388,6 +399,8 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
   const homeValue = Option.getOrUndefined(homeVariable)
   const home = homeValue !== undefined && homeValue.startsWith("/") && homeValue !== "/" ? homeValue : undefined
   const homeFiles: Array<string> = []
+  // The user's config directory (trusted config, trusted folders): never writable from inside.
+  const userConfig = yield* DataDir.configDir(options.platform ?? process.platform)
   for (const file of HOME_FILES) {
     const full = home === undefined ? undefined : path.join(home, file)
     if (full !== undefined && (yield* fs.exists(full).pipe(Effect.orElseSucceed(() => false)))) homeFiles.push(full)
@@ -472,7 +485,8 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
       nestedUserNamespaces: options.nestedUserNamespaces !== undefined,
       seccompFd: hardening.seccomp === undefined ? undefined : SandboxSeccomp.FD,
       masks: { secrets: hardening.secrets, empty },
-      protected: guarded.existing
+      protected: guarded.existing,
+      readOnly: [userConfig]
     })
     const inner = proxy === undefined ? command : proxy.wrap(command)
     if (proxy !== undefined) args.push(...proxy.bwrapArguments)

@@ -113,6 +113,27 @@ describe("the kernel blocks what the analysis may miss", () => {
     ["an absolute path", `cat "$(dirname "$PWD")/outside/secret"; touch "$(dirname "$PWD")/outside/abs"`],
     ["grep -rf with the pattern file outside", "grep -rf ../outside/secret ."]
   ]
+  live("with the outside writable, the user's config directory stays read-only: a command cannot trust a folder", () =>
+    Effect.gen(function*() {
+      const f = yield* scopedFixture
+      const config = mkdtempSync(join(tmpdir(), "user-config-"))
+      try {
+        mkdirSync(join(config, "agent-tools"))
+        writeFileSync(join(config, "agent-tools", "trusted.json"), "{}\n")
+        const file = join(config, "agent-tools", "trusted.json")
+        const result = yield* sandboxed(`echo '{"pwned":1}' > ${file}; echo x > ${config}/agent-tools/agent-tools.json; echo done`, {
+          ws: f.ws,
+          config: { XDG_CONFIG_HOME: config },
+          policy: { outside: "writable" }
+        })
+        assert.include(result.output.content, "done")
+        assert.strictEqual(readFileSync(file, "utf8"), "{}\n")
+        assert.deepStrictEqual(readdirSync(join(config, "agent-tools")), ["trusted.json"])
+      } finally {
+        rmSync(config, { recursive: true, force: true })
+      }
+    }))
+
   for (const [name, command] of attacks) {
     live(name, () =>
       Effect.gen(function*() {
@@ -487,6 +508,15 @@ describe("bwrapArguments", () => {
         "--ro-bind-try /tmp/p /tmp/p --bind-try /srv/out /srv/out --bind-try /tmp/p/ws /tmp/p/ws " +
         "--dev /dev --proc /proc --remount-ro / --chdir /tmp/p/ws/sub"
     )
+  })
+
+  it("the user's config directory stays read-only wherever a writable mount shows it, and hidden otherwise", () => {
+    const config = "/home/u/.config/agent-tools"
+    const writable = args({ policy: { ...policy, outside: "writable" }, tmp: undefined, readOnly: [config] })
+    assert.isTrue(writable.indexOf(`--ro-bind-try ${config} ${config}`) > writable.indexOf("--bind-try / /"))
+    const approved = args({ policy: { ...policy, writable: ["/home/u"] }, readOnly: [config] })
+    assert.isTrue(approved.indexOf(`--ro-bind-try ${config} ${config}`) > approved.indexOf("--bind-try /home/u /home/u"))
+    assert.notInclude(args({ readOnly: [config] }), config)
   })
 
   it("every network but allow unshares the network", () => {
