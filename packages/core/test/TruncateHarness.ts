@@ -3,7 +3,7 @@ import { Effect, Layer, Stream } from "effect"
 import { type Event, Events } from "../src/Events.ts"
 import * as SpillStorage from "../src/SpillStorage.ts"
 import * as Truncate from "../src/Truncate.ts"
-import { SpillStorageContract } from "@agent-tools/testing"
+import { concat } from "../src/Bytes.ts"
 
 export interface Harness {
   readonly truncate: Truncate.Truncate["Service"]
@@ -27,8 +27,9 @@ export const withTruncate = <A, E>(
     }).pipe(Effect.provide(Truncate.layer(config).pipe(Layer.provideMerge(Layer.merge(spill, capture)))))
   })
 
-/** The bytes of a spill, read back through the store (the testing kit's, one definition). */
-export const readSpill = SpillStorageContract.readSpill
+/** The bytes of a spill, read back through the store. */
+export const readSpill = (spill: SpillStorage.SpillStorage["Service"], path: string) =>
+  Effect.map(Stream.runCollect(spill.read(path)), (chunks) => concat(chunks))
 
 /** Byte equality without chai's deep-equal walk, which is far too slow on megabytes. */
 export const assertSameBytes = (actual: Uint8Array, expected: Uint8Array) => {

@@ -16,7 +16,7 @@ import type * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
-import { SpillStorage } from "@agent-tools/core"
+import { Bytes, SpillStorage } from "@agent-tools/core"
 
 export interface Case {
   readonly name: string
@@ -34,15 +34,7 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 
 /** The whole spill at `path`, as bytes. */
 export const readSpill = (spill: Store, path: string): Effect.Effect<Uint8Array, SpillStorage.SpillError> =>
-  Effect.map(Stream.runCollect(spill.read(path)), (chunks) => {
-    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
-    let offset = 0
-    for (const c of chunks) {
-      out.set(c, offset)
-      offset += c.length
-    }
-    return out
-  })
+  Effect.map(Stream.runCollect(spill.read(path)), (chunks) => Bytes.concat(chunks))
 
 const sameBytes = (actual: Uint8Array, expected: Uint8Array) => {
   strictEqual(actual.length, expected.length, "spill size")

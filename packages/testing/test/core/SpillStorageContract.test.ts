@@ -1,8 +1,8 @@
 import { describe, it } from "@effect/vitest"
 import { Effect, FileSystem, Layer, Path } from "effect"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import { SpillStorage } from "@agent-tools/core"
 import { SpillStorageContract } from "@agent-tools/testing"
-import * as SpillStorage from "../src/SpillStorage.ts"
 
 const Node = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
 

@@ -2,9 +2,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, FileSystem, Layer, Path, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as PlatformError from "effect/PlatformError"
-import { MemoryFileSystem } from "@agent-tools/testing"
-import * as SpillStorage from "../src/SpillStorage.ts"
-import { readSpill, utf8 } from "./TruncateHarness.ts"
+import { SpillStorage } from "@agent-tools/core"
+import { MemoryFileSystem, SpillStorageContract } from "@agent-tools/testing"
+
+const readSpill = SpillStorageContract.readSpill
+const utf8 = (s: string) => new TextEncoder().encode(s)
 
 const T0 = Date.UTC(2026, 0, 1)
 
