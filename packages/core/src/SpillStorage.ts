@@ -146,5 +146,7 @@ export const expired = (p: string) =>
   new SpillError({ message: `The spilled output ${p} has expired or was cleaned up; run the tool again to get it.`, reason: "missing" })
 /** The error every store gives for a path that is not one of its spills. */
 export const notOurs = (p: string) => new SpillError({ message: `${p} is not a spill of this store`, reason: "foreign" })
+
+// The stores, each in a module of its own beside this contract.
 export { layer } from "./SpillStorageFile.ts"
 export { layerMemory } from "./SpillStorageMemory.ts"
