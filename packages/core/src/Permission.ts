@@ -19,6 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Events } from "./Events.ts"
 import * as PermissionRules from "./PermissionRules.ts"
+import type * as Wildcard from "./Wildcard.ts"
 
 export type Action = "allow" | "ask" | "deny"
 export type Reply = "once" | "always" | "reject"
@@ -240,203 +241,17 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
   Layer.effect(
     Permission,
     Effect.gen(function*() {
-      const events = yield* Events
-      const rules: Ruleset = options.rules ?? []
-      const matching = { platform: options.platform }
-      const unattended = options.unattended ?? "wait"
-      // Plain maps: every read-modify-write below runs without a yield in between, so it is atomic.
-      const pending = new Map<string, Pending>()
-      const published = yield* PubSub.unbounded<Request>()
-      const remove = (id: string) => {
-        const entry = pending.get(id)
-        if (entry === undefined) return
-        pending.delete(id)
-        Deferred.doneUnsafe(entry.gone, Effect.void)
+      const state: State = {
+        events: yield* Events,
+        rules: options.rules ?? [],
+        matching: { platform: options.platform },
+        unattended: options.unattended ?? "wait",
+        pending: new Map(),
+        published: yield* PubSub.unbounded<Request>(),
+        approved: new Map(),
+        counter: 0
       }
-      const approved = new Map<string, Array<Rule>>()
-      let counter = 0
-
-      const decide = (
-        sessionID: string | undefined,
-        permission: string,
-        pattern: string,
-        extra: Ruleset | undefined,
-        alwaysAsk = false
-      ): Decision => {
-        if (alwaysAsk) {
-          const decided = decide(undefined, permission, pattern, extra)
-          return decided.action === "allow" ? { ...decided, action: "ask", source: "always-ask" } : decided
-        }
-        const own = PermissionRules.evaluateWith(matching, permission, pattern, extra)
-        const decided = own.rule !== undefined
-          ? { ...own, source: "ruleset" as const }
-          : { ...PermissionRules.evaluateWith(matching, permission, pattern, rules), source: "rules" as const }
-        if (decided.action === "ask" && sessionID !== undefined) {
-          const approval = PermissionRules.evaluateWith(matching, permission, pattern, approved.get(sessionID))
-          if (approval.rule !== undefined) return { permission, pattern, ...approval, source: "approval" }
-        }
-        return decided.rule === undefined
-          ? { permission, pattern, action: "ask", rule: undefined }
-          : { permission, pattern, ...decided }
-      }
-
-      const explainItems = (sessionID: string, items: ReadonlyArray<Item>): Explanation => {
-        const decisions = items.flatMap((item) => item.patterns.map((p) => decide(sessionID, item.permission, p, item.ruleset, item.alwaysAsk === true)))
-        return { action: combine(decisions), decisions }
-      }
-      const explainNow = (input: AskInput): Explanation => explainItems(input.sessionID, [input])
-
-      // per_<ms><counter><random>: sorts by creation within an instance, unique across instances.
-      const nextID = Effect.gen(function*() {
-        const ms = yield* Clock.currentTimeMillis
-        const rand = yield* Random.nextIntBetween(0, 36 ** 6)
-        counter++
-        return `per_${ms.toString(16).padStart(12, "0")}${counter.toString(16).padStart(6, "0")}${
-          rand.toString(36).padStart(6, "0")
-        }`
-      })
-
-      const asked = (request: Request) =>
-        events.publish({
-          _tag: "PermissionAsked",
-          id: request.id,
-          sessionID: request.sessionID,
-          permission: request.permission,
-          patterns: request.patterns,
-          requests: request.requests.map((r) => ({ permission: r.permission, patterns: r.patterns }))
-        })
-      const replied = (request: Request, reply: Reply) =>
-        events.publish({ _tag: "PermissionReplied", id: request.id, sessionID: request.sessionID, reply })
-
-      const rejection = (request: Request, feedback?: string | undefined) =>
-        new PermissionRejectedError({
-          requestID: request.id,
-          permission: request.permission,
-          patterns: [...request.patterns],
-          ...(feedback === undefined || feedback === "" ? {} : { feedback })
-        })
-
-      const ofSession = (sessionID: string) => [...pending.values()].filter((p) => p.request.sessionID === sessionID)
-
-      // Every request of the call is decided before anything is asked: a deny fails at once, with
-      // no prompt and nothing left pending; what is left at `ask` goes out as one request.
-      const askItems = Effect.fnUntraced(function*(
-        sessionID: string,
-        tool: AskInput["tool"],
-        items: ReadonlyArray<Item>
-      ) {
-        const explanation = explainItems(sessionID, items)
-        const denied = explanation.decisions.find((d) => d.action === "deny")
-        if (denied !== undefined && denied.rule !== undefined) {
-          return yield* new PermissionDeniedError({
-            permission: denied.permission,
-            pattern: denied.pattern,
-            rule: { permission: denied.rule.permission, pattern: denied.rule.pattern, action: denied.rule.action }
-          })
-        }
-        if (explanation.action === "allow") return
-        const open = items.filter((item) => explainItems(sessionID, [item]).action === "ask")
-        const request: Request = { ...summarise(sessionID, tool, open), id: yield* nextID }
-        if (unattended !== "wait") {
-          // Still published, so UIs and audit logs see what was decided without a responder.
-          yield* asked(request)
-          yield* replied(request, unattended === "allow" ? "once" : "reject")
-          if (unattended === "allow") return
-          return yield* rejection(request, unattendedFeedback(explanation.decisions))
-        }
-        const deferred = yield* Deferred.make<void, PermissionRejectedError>()
-        const gone = yield* Deferred.make<void>()
-        // The finalizer is in place before the entry exists, so interruption never leaves it behind.
-        return yield* Effect.sync(() => pending.set(request.id, { request, deferred, gone })).pipe(
-          Effect.andThen(asked(request)),
-          Effect.andThen(PubSub.publish(published, request)),
-          Effect.andThen(Deferred.await(deferred)),
-          Effect.ensuring(Effect.sync(() => remove(request.id)))
-        )
-      })
-
-      const ask = Effect.fn("Permission.ask")(function*(input: AskInput) {
-        yield* Effect.annotateCurrentSpan({ permission: input.permission, sessionID: input.sessionID })
-        const { sessionID: _session, tool, ...item } = input
-        return yield* askItems(input.sessionID, tool, [item])
-      })
-
-      const askAll = Effect.fn("Permission.askAll")(function*(input: AskAllInput) {
-        yield* Effect.annotateCurrentSpan({
-          permission: input.requests.map((r) => r.permission).join(", "),
-          sessionID: input.sessionID
-        })
-        return yield* askItems(input.sessionID, input.tool, input.requests)
-      })
-
-      const reply = Effect.fn("Permission.reply")(function*(input: {
-        readonly requestID: string
-        readonly reply: Reply
-        readonly message?: string | undefined
-      }) {
-        const entry = pending.get(input.requestID)
-        if (entry === undefined) return false
-        const { request } = entry
-        remove(request.id)
-        yield* Effect.annotateCurrentSpan({ requestID: request.id, reply: input.reply })
-        yield* replied(request, input.reply)
-        if (input.reply === "reject") {
-          // The user stopped this session: its other asks are rejected too (other sessions keep
-          // waiting). Those pending now: an ask made once the rejected call has woken is a new one.
-          const others = ofSession(request.sessionID)
-          yield* Deferred.fail(entry.deferred, rejection(request, input.message))
-          for (const other of others) {
-            if (!pending.has(other.request.id)) continue
-            remove(other.request.id)
-            yield* replied(other.request, "reject")
-            yield* Deferred.fail(other.deferred, rejection(other.request))
-          }
-          return true
-        }
-        if (input.reply === "always") {
-          // Exactly the patterns the tool proposed (or the asked ones): never a broader `*`.
-          const list = approved.get(request.sessionID) ?? []
-          for (const item of request.requests) {
-            for (const pattern of item.always ?? item.patterns) list.push({ permission: item.permission, pattern, action: "allow" })
-          }
-          approved.set(request.sessionID, list)
-        }
-        yield* Deferred.succeed(entry.deferred, undefined)
-        if (input.reply === "always") {
-          for (const other of ofSession(request.sessionID)) {
-            if (explainItems(other.request.sessionID, other.request.requests).action !== "allow") continue
-            remove(other.request.id)
-            yield* replied(other.request, "always")
-            yield* Deferred.succeed(other.deferred, undefined)
-          }
-        }
-        return true
-      })
-
-      const evaluate = Effect.fn("Permission.evaluate")(function*(
-        permission: string,
-        pattern: string,
-        extra?: Ruleset | undefined,
-        sessionID?: string | undefined
-      ) {
-        return decide(sessionID, permission, pattern, extra)
-      })
-
-      const explain = Effect.fn("Permission.explain")(function*(input: AskInput) {
-        return explainNow(input)
-      })
-
-      // Subscribed before the snapshot is taken, so no request falls between the two; one in
-      // both comes out once. A request settled before its turn is skipped.
-      const asks: Stream.Stream<Request> = Stream.unwrap(Effect.gen(function*() {
-        const subscription = yield* PubSub.subscribe(published)
-        const snapshot = [...pending.values()].map((p) => p.request)
-        const early = new Set(snapshot.map((r) => r.id))
-        return Stream.concat(
-          Stream.fromIterable(snapshot),
-          Stream.fromSubscription(subscription).pipe(Stream.filter((request) => !early.delete(request.id)))
-        ).pipe(Stream.filter((request) => pending.has(request.id)))
-      }))
+      const { pending } = state
 
       // Closing the layer rejects what still waits, so no tool call hangs on a dead responder.
       yield* Effect.addFinalizer(() =>
@@ -444,20 +259,223 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Permission, never
       )
 
       return Permission.of({
-        ask,
-        askAll,
-        reply,
+        ask: Effect.fn("Permission.ask")(function*(input: AskInput) {
+          yield* Effect.annotateCurrentSpan({ permission: input.permission, sessionID: input.sessionID })
+          const { sessionID: _session, tool, ...item } = input
+          return yield* askItems(state, input.sessionID, tool, [item])
+        }),
+        askAll: Effect.fn("Permission.askAll")(function*(input: AskAllInput) {
+          yield* Effect.annotateCurrentSpan({
+            permission: input.requests.map((r) => r.permission).join(", "),
+            sessionID: input.sessionID
+          })
+          return yield* askItems(state, input.sessionID, input.tool, input.requests)
+        }),
+        reply: (input) => reply(state, input),
         pending: Effect.sync(() => [...pending.values()].map((p) => p.request)).pipe(
           Effect.withSpan("Permission.pending")
         ),
-        asks,
+        asks: asks(state),
         settled: Effect.fn("Permission.settled")(function*(requestID: string) {
           const entry = pending.get(requestID)
           if (entry !== undefined) yield* Deferred.await(entry.gone)
         }),
-        evaluate,
-        explain,
-        rules
+        evaluate: Effect.fn("Permission.evaluate")(function*(
+          permission: string,
+          pattern: string,
+          extra?: Ruleset | undefined,
+          sessionID?: string | undefined
+        ) {
+          return decide(state, sessionID, permission, pattern, extra)
+        }),
+        explain: Effect.fn("Permission.explain")(function*(input: AskInput) {
+          return explainItems(state, input.sessionID, [input])
+        }),
+        rules: state.rules
       })
     })
   )
+
+/** What the parts of a running Permission share. */
+interface State {
+  readonly events: Events["Service"]
+  readonly rules: Ruleset
+  readonly matching: Wildcard.Options
+  readonly unattended: NonNullable<LayerOptions["unattended"]>
+  // Plain maps: every read-modify-write below runs without a yield in between, so it is atomic.
+  readonly pending: Map<string, Pending>
+  readonly published: PubSub.PubSub<Request>
+  readonly approved: Map<string, Array<Rule>>
+  counter: number
+}
+
+const remove = ({ pending }: State, id: string) => {
+  const entry = pending.get(id)
+  if (entry === undefined) return
+  pending.delete(id)
+  Deferred.doneUnsafe(entry.gone, Effect.void)
+}
+
+const decide = (
+  state: State,
+  sessionID: string | undefined,
+  permission: string,
+  pattern: string,
+  extra: Ruleset | undefined,
+  alwaysAsk = false
+): Decision => {
+  const { matching } = state
+  if (alwaysAsk) {
+    const decided = decide(state, undefined, permission, pattern, extra)
+    return decided.action === "allow" ? { ...decided, action: "ask", source: "always-ask" } : decided
+  }
+  const own = PermissionRules.evaluateWith(matching, permission, pattern, extra)
+  const decided = own.rule !== undefined
+    ? { ...own, source: "ruleset" as const }
+    : { ...PermissionRules.evaluateWith(matching, permission, pattern, state.rules), source: "rules" as const }
+  if (decided.action === "ask" && sessionID !== undefined) {
+    const approval = PermissionRules.evaluateWith(matching, permission, pattern, state.approved.get(sessionID))
+    if (approval.rule !== undefined) return { permission, pattern, ...approval, source: "approval" }
+  }
+  return decided.rule === undefined
+    ? { permission, pattern, action: "ask", rule: undefined }
+    : { permission, pattern, ...decided }
+}
+
+const explainItems = (state: State, sessionID: string, items: ReadonlyArray<Item>): Explanation => {
+  const decisions = items.flatMap((item) =>
+    item.patterns.map((p) => decide(state, sessionID, item.permission, p, item.ruleset, item.alwaysAsk === true))
+  )
+  return { action: combine(decisions), decisions }
+}
+
+// per_<ms><counter><random>: sorts by creation within an instance, unique across instances.
+const nextID = (state: State) =>
+  Effect.gen(function*() {
+    const ms = yield* Clock.currentTimeMillis
+    const rand = yield* Random.nextIntBetween(0, 36 ** 6)
+    state.counter++
+    return `per_${ms.toString(16).padStart(12, "0")}${state.counter.toString(16).padStart(6, "0")}${
+      rand.toString(36).padStart(6, "0")
+    }`
+  })
+
+const asked = ({ events }: State, request: Request) =>
+  events.publish({
+    _tag: "PermissionAsked",
+    id: request.id,
+    sessionID: request.sessionID,
+    permission: request.permission,
+    patterns: request.patterns,
+    requests: request.requests.map((r) => ({ permission: r.permission, patterns: r.patterns }))
+  })
+
+const replied = ({ events }: State, request: Request, reply: Reply) =>
+  events.publish({ _tag: "PermissionReplied", id: request.id, sessionID: request.sessionID, reply })
+
+const rejection = (request: Request, feedback?: string | undefined) =>
+  new PermissionRejectedError({
+    requestID: request.id,
+    permission: request.permission,
+    patterns: [...request.patterns],
+    ...(feedback === undefined || feedback === "" ? {} : { feedback })
+  })
+
+const ofSession = ({ pending }: State, sessionID: string) => [...pending.values()].filter((p) => p.request.sessionID === sessionID)
+
+// Every request of the call is decided before anything is asked: a deny fails at once, with
+// no prompt and nothing left pending; what is left at `ask` goes out as one request.
+const askItems = Effect.fnUntraced(function*(
+  state: State,
+  sessionID: string,
+  tool: AskInput["tool"],
+  items: ReadonlyArray<Item>
+) {
+  const explanation = explainItems(state, sessionID, items)
+  const denied = explanation.decisions.find((d) => d.action === "deny")
+  if (denied !== undefined && denied.rule !== undefined) {
+    return yield* new PermissionDeniedError({
+      permission: denied.permission,
+      pattern: denied.pattern,
+      rule: { permission: denied.rule.permission, pattern: denied.rule.pattern, action: denied.rule.action }
+    })
+  }
+  if (explanation.action === "allow") return
+  const open = items.filter((item) => explainItems(state, sessionID, [item]).action === "ask")
+  const request: Request = { ...summarise(sessionID, tool, open), id: yield* nextID(state) }
+  const { unattended } = state
+  if (unattended !== "wait") {
+    // Still published, so UIs and audit logs see what was decided without a responder.
+    yield* asked(state, request)
+    yield* replied(state, request, unattended === "allow" ? "once" : "reject")
+    if (unattended === "allow") return
+    return yield* rejection(request, unattendedFeedback(explanation.decisions))
+  }
+  const deferred = yield* Deferred.make<void, PermissionRejectedError>()
+  const gone = yield* Deferred.make<void>()
+  // The finalizer is in place before the entry exists, so interruption never leaves it behind.
+  return yield* Effect.sync(() => state.pending.set(request.id, { request, deferred, gone })).pipe(
+    Effect.andThen(asked(state, request)),
+    Effect.andThen(PubSub.publish(state.published, request)),
+    Effect.andThen(Deferred.await(deferred)),
+    Effect.ensuring(Effect.sync(() => remove(state, request.id)))
+  )
+})
+
+const reply = Effect.fn("Permission.reply")(function*(state: State, input: {
+  readonly requestID: string
+  readonly reply: Reply
+  readonly message?: string | undefined
+}) {
+  const { pending } = state
+  const entry = pending.get(input.requestID)
+  if (entry === undefined) return false
+  const { request } = entry
+  remove(state, request.id)
+  yield* Effect.annotateCurrentSpan({ requestID: request.id, reply: input.reply })
+  yield* replied(state, request, input.reply)
+  if (input.reply === "reject") {
+    // The user stopped this session: its other asks are rejected too (other sessions keep
+    // waiting). Those pending now: an ask made once the rejected call has woken is a new one.
+    const others = ofSession(state, request.sessionID)
+    yield* Deferred.fail(entry.deferred, rejection(request, input.message))
+    for (const other of others) {
+      if (!pending.has(other.request.id)) continue
+      remove(state, other.request.id)
+      yield* replied(state, other.request, "reject")
+      yield* Deferred.fail(other.deferred, rejection(other.request))
+    }
+    return true
+  }
+  if (input.reply === "always") {
+    // Exactly the patterns the tool proposed (or the asked ones): never a broader `*`.
+    const list = state.approved.get(request.sessionID) ?? []
+    for (const item of request.requests) {
+      for (const pattern of item.always ?? item.patterns) list.push({ permission: item.permission, pattern, action: "allow" })
+    }
+    state.approved.set(request.sessionID, list)
+  }
+  yield* Deferred.succeed(entry.deferred, undefined)
+  if (input.reply === "always") {
+    for (const other of ofSession(state, request.sessionID)) {
+      if (explainItems(state, other.request.sessionID, other.request.requests).action !== "allow") continue
+      remove(state, other.request.id)
+      yield* replied(state, other.request, "always")
+      yield* Deferred.succeed(other.deferred, undefined)
+    }
+  }
+  return true
+})
+
+// Subscribed before the snapshot is taken, so no request falls between the two; one in
+// both comes out once. A request settled before its turn is skipped.
+const asks = ({ pending, published }: State): Stream.Stream<Request> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const subscription = yield* PubSub.subscribe(published)
+    const snapshot = [...pending.values()].map((p) => p.request)
+    const early = new Set(snapshot.map((r) => r.id))
+    return Stream.concat(
+      Stream.fromIterable(snapshot),
+      Stream.fromSubscription(subscription).pipe(Stream.filter((request) => !early.delete(request.id)))
+    ).pipe(Stream.filter((request) => pending.has(request.id)))
+  }))

@@ -191,12 +191,6 @@ export const make = Effect.fnUntraced(function*<R>(
   definitions: ReadonlyArray<Tool.Definition<string, any, R>>,
   options: Options = {}
 ) {
-  const events = yield* Events.Events
-  const permission = yield* Permission.Permission
-  const truncate = yield* Truncate.Truncate
-  // Custom tool directories and plugins resolve against the workspace root.
-  const root = (yield* Workspace.Workspace).root
-
   // Bound to the finished registry below; tools only call through it at run time.
   let self: ToolRegistry["Service"] | undefined
   const dispatcher = Dispatcher.of({
@@ -212,9 +206,67 @@ export const make = Effect.fnUntraced(function*<R>(
     const build = Tool.build(definition).pipe(Effect.provideContext(own as Context.Context<R>))
     tools.set(definition.id, yield* Effect.cached(build))
   }
-  const builtinIds = new Set(tools.keys())
+  const { diagnostics, hooks } = yield* loadCustom(tools, options, dispatcher)
+  const reg = yield* open(tools, diagnostics, hooks, options)
+  self = ToolRegistry.of({
+    register: Effect.fn("ToolRegistry.register")(function*(tool: Tool.Built) {
+      tools.set(tool.id, Effect.succeed(tool))
+      reg.hints.clear()
+    }),
+    unregister: Effect.fn("ToolRegistry.unregister")(function*(id: string) {
+      reg.hints.clear()
+      return tools.delete(id)
+    }),
+    ids: Effect.sync(() => [...tools.keys()]),
+    get: (id) =>
+      Effect.flatMap(
+        tools.has(id) || !reg.sources.claimed(id) ? Effect.void : reg.sources.load(id),
+        () => Effect.map(builtOf(reg, id), Option.fromUndefinedOr)
+      ),
+    addSource: (source) => addSource(reg, source),
+    changes: Stream.fromPubSub(reg.changed),
+    tools: Effect.fn("ToolRegistry.tools")(function*(query?: ToolsQuery) {
+      yield* query?.wait === undefined ? reg.sources.loadAll : reg.sources.loadAllWithin(query.wait)
+      return yield* available(reg, query)
+    }),
+    execute: (id, args, ctx, options) => execute(reg, id, args, ctx, options),
+    plan: (id, args, ctx) => plan(reg, id, args, ctx),
+    diagnostics: Effect.sync(() => [...diagnostics]),
+    addHooks: Effect.fn("ToolRegistry.addHooks")(function*(added: Hooks.Hooks) {
+      hooks.push(added)
+    })
+  })
+  return self
+})
 
-  // Custom tools and plugins: built with the registry's own services; failures become diagnostics.
+/** What the parts of a registry share: its services, tools, hooks, policies and caches. */
+interface Registry {
+  readonly events: Events.Events["Service"]
+  readonly permission: Permission.Permission["Service"]
+  readonly truncate: Truncate.Truncate["Service"]
+  readonly options: Options
+  readonly tools: Map<string, Effect.Effect<Tool.Built>>
+  readonly diagnostics: Array<ToolLoader.ToolLoadError>
+  readonly hooks: Array<Hooks.Hooks>
+  readonly disabledIds: Set<string>
+  // The truncation hint depends only on the agent's static rules and the tool set: cached.
+  readonly hints: Map<string, Truncate.HintContext>
+  readonly skip: Set<string>
+  readonly shouldTruncate: TruncationPolicy["shouldTruncate"]
+  readonly changed: PubSub.PubSub<void>
+  // Tools of outside sources (MCP servers), registered and unregistered as the sources load.
+  readonly sources: ReturnType<typeof ToolSources.make>
+}
+
+// Custom tools and plugins: built with the registry's own services; failures become diagnostics.
+const loadCustom = Effect.fnUntraced(function*(
+  tools: Map<string, Effect.Effect<Tool.Built>>,
+  options: Options,
+  dispatcher: Dispatcher["Service"]
+) {
+  const builtinIds = new Set(tools.keys())
+  // Custom tool directories and plugins resolve against the workspace root.
+  const root = (yield* Workspace.Workspace).root
   const services = Context.add(yield* Effect.context<Requirements>(), Dispatcher, dispatcher)
   const loaded = yield* ToolLoader.loadDirectories(options.directories ?? [], root).pipe(
     Effect.zip(ToolLoader.loadPlugins(options.plugins ?? [], root))
@@ -246,240 +298,247 @@ export const make = Effect.fnUntraced(function*<R>(
     else tools.set(built.id, Effect.succeed(built))
   }
   for (const error of diagnostics) yield* Effect.logWarning(error.message)
+  return { diagnostics, hooks }
+})
 
-  const disabledIds = new Set(options.disabled ?? [])
-  const rulesOf = (agent: string | undefined): Permission.Ruleset =>
-    agent === undefined ? permission.rules : [...permission.rules, ...(options.agents?.[agent] ?? [])]
-
-  // What the rules and the config allow; availability that can change at run time is checked after.
-  const permitted = (query: ToolsQuery = {}): ReadonlyArray<string> => {
-    const denied = PermissionRules.disabled([...tools.keys()], rulesOf(query.agent))
-    let list = [...tools.keys()].filter((id) => !disabledIds.has(id) && !denied.has(id))
-    if (query.model !== undefined && list.includes("apply_patch") && list.some((id) => EDIT_FAMILY.has(id))) {
-      const patch = prefersPatch(query.model)
-      list = list.filter((id) => id === "apply_patch" ? patch : EDIT_FAMILY.has(id) ? !patch : true)
-    }
-    return list
-  }
-
-  const builtOf = (id: string): Effect.Effect<Tool.Built | undefined> => tools.get(id) ?? Effect.undefined
-
-  const available = (query: ToolsQuery = {}): Effect.Effect<ReadonlyArray<Tool.Built>> =>
-    Effect.forEach(permitted(query), builtOf).pipe(
-      Effect.flatMap((list) =>
-        Effect.filter(
-          list.filter((t): t is Tool.Built => t !== undefined && !t.hidden),
-          (t) => Effect.map(t.unavailable, (why) => why === undefined)
-        )
-      )
-    )
-
-  // The truncation hint depends only on the agent's static rules and the tool set: cache it.
+const open = Effect.fnUntraced(function*(
+  tools: Map<string, Effect.Effect<Tool.Built>>,
+  diagnostics: Array<ToolLoader.ToolLoadError>,
+  hooks: Array<Hooks.Hooks>,
+  options: Options
+) {
   const hints = new Map<string, Truncate.HintContext>()
-  const hintFor = (agent: string): Effect.Effect<Truncate.HintContext> => {
-    let hint = hints.get(agent)
-    if (hint === undefined) {
-      const ids = new Set(permitted({ agent }))
-      const task = ids.has("task") && PermissionRules.evaluate("task", "*", rulesOf(agent)).action !== "deny"
-      hint = { task, read: ids.has("read"), grep: ids.has("grep") }
-      hints.set(agent, hint)
-    }
-    const cached = hint
-    // Whether a sub-agent can run may change with the client: checked on every call.
-    const task = tools.get("task")
-    return !cached.task || task === undefined
-      ? Effect.succeed(cached)
-      : Effect.flatMap(task, (t) =>
-        Effect.map(t.unavailable, (why) =>
-          why !== undefined || t.subagents?.length === 0
-            ? { ...cached, task: false }
-            : t.subagents === undefined
-            ? cached
-            : { ...cached, agents: t.subagents }))
-  }
-
-  /**
-   * The context a tool runs with: the hint for its own truncation (bash cuts its output itself)
-   * is the one the registry would use, so it names only the tools and agents the caller has.
-   */
-  const hinted = (ctx: Tool.Context, hint: Truncate.HintContext): Tool.Context =>
-    ctx.truncation?.hint !== undefined ? ctx : { ...ctx, truncation: { ...ctx.truncation, hint } }
-
-  const skip = new Set(options.truncation?.skip ?? [])
-  const shouldTruncate = options.truncation?.shouldTruncate
-  const bound = (tool: Tool.Built, result: Tool.Result, ctx: Tool.Context, hint: Truncate.HintContext): Effect.Effect<Tool.Result> => {
-    if (skip.has(tool.id) || (shouldTruncate !== undefined && !shouldTruncate({ tool: tool.id, result }))) {
-      return result.metadata.truncated === undefined
-        ? events.publish({ _tag: "TruncationSkipped", tool: tool.id, reason: "registry policy" }).pipe(
-          Effect.as({ ...result, metadata: { ...result.metadata, truncated: false } })
-        )
-        : Effect.succeed(result)
-    }
-    return Tool.finalize(tool, result, ctx, hint).pipe(Effect.provideService(Truncate.Truncate, truncate))
-  }
-
-  // Tools of outside sources (MCP servers), registered and unregistered as the sources load.
   const changed = yield* PubSub.unbounded<void>()
-  const sources = ToolSources.make(tools, () => hints.clear(), () => PubSub.publishUnsafe(changed, undefined))
-  // Models often capitalise tool names: accept a case-insensitive match.
-  const findId = (id: string) => tools.has(id) ? id : [...tools.keys()].find((k) => k.toLowerCase() === id.toLowerCase())
-  // An id no tool has yet may belong to a source that has not loaded.
-  const lookup = (id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
-    const known = findId(id)
-    if (known !== undefined || !sources.claimed(id)) return check(known, id, agent)
-    return Effect.flatMap(sources.load(id), (failures) => {
-      const loaded = findId(id)
-      // The source that would hold it could not load: say why rather than "unknown tool".
-      return loaded === undefined && failures.length > 0
-        ? Effect.fail(
-          new ToolUnavailableError({ tool: id, agent, reason: "unavailable", detail: failures.map((f) => f.message).join("; "), cause: failures })
-        )
-        : check(loaded, id, agent)
-    })
-  }
+  return {
+    events: yield* Events.Events,
+    permission: yield* Permission.Permission,
+    truncate: yield* Truncate.Truncate,
+    options,
+    tools,
+    diagnostics,
+    hooks,
+    disabledIds: new Set(options.disabled ?? []),
+    hints,
+    skip: new Set(options.truncation?.skip ?? []),
+    shouldTruncate: options.truncation?.shouldTruncate,
+    changed,
+    sources: ToolSources.make(tools, () => hints.clear(), () => PubSub.publishUnsafe(changed, undefined))
+  } satisfies Registry
+})
 
-  const check = (known: string | undefined, id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
-    if (known === undefined) {
-      return Effect.flatMap(available({ agent }), (list) => Effect.fail(new UnknownToolError({ tool: id, available: list.map((t) => t.id) })))
-    }
-    if (disabledIds.has(known)) {
-      return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "disabled", detail: "it is disabled in the configuration" }))
-    }
-    if (PermissionRules.disabled([known], rulesOf(agent)).has(known)) {
-      return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "denied", detail: "a permission rule denies it" }))
-    }
-    return Effect.flatMap(tools.get(known)!, (tool) =>
-      Effect.flatMap(tool.unavailable, (reason) =>
-        reason === undefined
-          ? Effect.succeed(tool)
-          : Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "unavailable", detail: reason }))))
-  }
-
-  // A caller with a tool list of its own (a sub-agent) reaches only those tools, by any name.
-  const given = (tool: Tool.Built, ctx: Tool.Context): Effect.Effect<Tool.Built, ToolUnavailableError> =>
-    ctx.tools === undefined || ctx.tools.includes(tool.id)
-      ? Effect.succeed(tool)
-      : Effect.fail(
-        new ToolUnavailableError({
-          tool: tool.id,
-          agent: ctx.agent,
-          reason: "not-given",
-          detail: `it is not among the tools this agent was given (${ctx.tools.join(", ") || "none"})`
-        })
-      )
-
-  const abortable = <A, E>(effect: Effect.Effect<A, E>, tool: string, signal: AbortSignal) =>
-    signal.aborted
-      ? Effect.fail(new Tool.ToolError({ tool, reason: "aborted", message: "The tool call was aborted before it started." }))
-      : Effect.raceFirst(
-        effect,
-        Effect.callback<never, Tool.ToolError>((resume) => {
-          const onAbort = () => resume(Effect.fail(new Tool.ToolError({ tool, reason: "aborted", message: "The tool call was aborted." })))
-          // The abort may land between the check above and this fiber starting.
-          if (signal.aborted) return onAbort()
-          signal.addEventListener("abort", onAbort, { once: true })
-          return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-        })
-      )
-
-  // Validation, the before hooks (validated again when they changed the arguments), the requests.
-  const planFor = Effect.fnUntraced(function*(tool: Tool.Built, args: unknown, ctx: Tool.Context) {
-    let valid = yield* tool.validate(args)
-    if (hooks.length > 0) {
-      const changed = yield* runBefore(hooks, tool.id, ctx, valid)
-      if (changed !== valid) valid = yield* tool.validate(changed)
-    }
-    const planned = yield* tool.plan(valid, ctx)
-    return { tool, args: valid, requests: planned.requests, state: planned.state } satisfies Plan
-  })
-
-  const find = (id: string, ctx: Tool.Context) => lookup(id, ctx.agent).pipe(Effect.flatMap((tool) => given(tool, ctx)))
-
-  const plan = Effect.fn("ToolRegistry.plan")(function*(id: string, args: unknown, ctx: Tool.Context) {
-    const tool = yield* find(id, ctx)
-    yield* Effect.annotateCurrentSpan({ "tool.name": tool.id, "session.id": ctx.sessionID })
-    return yield* planFor(tool, args, ctx)
-  })
-
-  const execute = Effect.fn("ToolRegistry.execute")(function*(
-    id: string,
-    args: unknown,
-    ctx: Tool.Context,
-    options: ExecuteOptions = {}
-  ) {
-    const tool = yield* find(id, ctx)
-    yield* Effect.annotateCurrentSpan({ "tool.name": tool.id, "tool.call_id": ctx.callID, "session.id": ctx.sessionID })
-    yield* events.publish({ _tag: "ToolStarted", tool: tool.id, sessionID: ctx.sessionID, callID: ctx.callID })
-    const started = yield* Clock.currentTimeMillis
-    const finished = (outcome: "success" | "failure" | "interrupted") =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => events.publish({
-        _tag: "ToolFinished",
-        tool: tool.id,
-        sessionID: ctx.sessionID,
-        callID: ctx.callID,
-        outcome,
-        durationMs: now - started
-      }))
-    // Abort cuts the call off wherever it waits (before hooks, a permission prompt, the tool),
-    // except a running tool that answers the abort with a result of its own (kept, like any result).
-    const prepare = Effect.gen(function*() {
-      const planned = yield* planFor(tool, args, ctx)
-      // Granted requests pass without asking again when the tool asks for them itself.
-      const granted = yield* authorize(ctx, planned.requests)
-      if (options.onAuthorized !== undefined) yield* options.onAuthorized
-      return { valid: planned.args, granted, state: planned.state }
-    })
-    const call = Effect.gen(function*() {
-      const { valid, granted, state } = yield* abortable(prepare, tool.id, ctx.abort)
-      const hint = yield* hintFor(ctx.agent)
-      const running = tool.run(valid, hinted(granted, hint), state)
-      const raw = yield* tool.ownAbort ? running : abortable(running, tool.id, ctx.abort)
-      const result = hooks.length > 0 ? yield* runAfter(hooks, tool.id, ctx, valid, raw) : raw
-      return yield* bound(tool, result, ctx, hint)
-    })
-    return yield* call.pipe(
-      Effect.onExit((exit) =>
-        finished(exit._tag === "Success" ? "success" : exit.cause.reasons.every((r) => r._tag === "Interrupt") ? "interrupted" : "failure")
-      )
+const addSource = (reg: Registry, source: ToolSource) =>
+  Effect.gen(function*() {
+    yield* reg.sources.add(source)
+    if (source.changes === undefined) return
+    yield* Effect.forkScoped(
+      Stream.runForEach(source.changes, () => Effect.andThen(reg.sources.reload(source), PubSub.publish(reg.changed, undefined)))
     )
   })
 
-  self = ToolRegistry.of({
-    register: Effect.fn("ToolRegistry.register")(function*(tool: Tool.Built) {
-      tools.set(tool.id, Effect.succeed(tool))
-      hints.clear()
-    }),
-    unregister: Effect.fn("ToolRegistry.unregister")(function*(id: string) {
-      hints.clear()
-      return tools.delete(id)
-    }),
-    ids: Effect.sync(() => [...tools.keys()]),
-    get: (id) =>
-      Effect.flatMap(
-        tools.has(id) || !sources.claimed(id) ? Effect.void : sources.load(id),
-        () => Effect.map(builtOf(id), Option.fromUndefinedOr)
-      ),
-    addSource: (source) =>
-      Effect.gen(function*() {
-        yield* sources.add(source)
-        if (source.changes === undefined) return
-        yield* Effect.forkScoped(
-          Stream.runForEach(source.changes, () => Effect.andThen(sources.reload(source), PubSub.publish(changed, undefined)))
-        )
-      }),
-    changes: Stream.fromPubSub(changed),
-    tools: Effect.fn("ToolRegistry.tools")(function*(query?: ToolsQuery) {
-      yield* query?.wait === undefined ? sources.loadAll : sources.loadAllWithin(query.wait)
-      return yield* available(query)
-    }),
-    execute,
-    plan,
-    diagnostics: Effect.sync(() => [...diagnostics]),
-    addHooks: Effect.fn("ToolRegistry.addHooks")(function*(added: Hooks.Hooks) {
-      hooks.push(added)
-    })
+const rulesOf = ({ options, permission }: Registry, agent: string | undefined): Permission.Ruleset =>
+  agent === undefined ? permission.rules : [...permission.rules, ...(options.agents?.[agent] ?? [])]
+
+// What the rules and the config allow; availability that can change at run time is checked after.
+const permitted = (reg: Registry, query: ToolsQuery = {}): ReadonlyArray<string> => {
+  const denied = PermissionRules.disabled([...reg.tools.keys()], rulesOf(reg, query.agent))
+  let list = [...reg.tools.keys()].filter((id) => !reg.disabledIds.has(id) && !denied.has(id))
+  if (query.model !== undefined && list.includes("apply_patch") && list.some((id) => EDIT_FAMILY.has(id))) {
+    const patch = prefersPatch(query.model)
+    list = list.filter((id) => id === "apply_patch" ? patch : EDIT_FAMILY.has(id) ? !patch : true)
+  }
+  return list
+}
+
+const builtOf = (reg: Registry, id: string): Effect.Effect<Tool.Built | undefined> => reg.tools.get(id) ?? Effect.undefined
+
+const available = (reg: Registry, query: ToolsQuery = {}): Effect.Effect<ReadonlyArray<Tool.Built>> =>
+  Effect.forEach(permitted(reg, query), (id) => builtOf(reg, id)).pipe(
+    Effect.flatMap((list) =>
+      Effect.filter(
+        list.filter((t): t is Tool.Built => t !== undefined && !t.hidden),
+        (t) => Effect.map(t.unavailable, (why) => why === undefined)
+      )
+    )
+  )
+
+const hintFor = (reg: Registry, agent: string): Effect.Effect<Truncate.HintContext> => {
+  let hint = reg.hints.get(agent)
+  if (hint === undefined) {
+    const ids = new Set(permitted(reg, { agent }))
+    const task = ids.has("task") && PermissionRules.evaluate("task", "*", rulesOf(reg, agent)).action !== "deny"
+    hint = { task, read: ids.has("read"), grep: ids.has("grep") }
+    reg.hints.set(agent, hint)
+  }
+  const cached = hint
+  // Whether a sub-agent can run may change with the client: checked on every call.
+  const task = reg.tools.get("task")
+  return !cached.task || task === undefined
+    ? Effect.succeed(cached)
+    : Effect.flatMap(task, (t) =>
+      Effect.map(t.unavailable, (why) =>
+        why !== undefined || t.subagents?.length === 0
+          ? { ...cached, task: false }
+          : t.subagents === undefined
+          ? cached
+          : { ...cached, agents: t.subagents }))
+}
+
+/**
+ * The context a tool runs with: the hint for its own truncation (bash cuts its output itself)
+ * is the one the registry would use, so it names only the tools and agents the caller has.
+ */
+const hinted = (ctx: Tool.Context, hint: Truncate.HintContext): Tool.Context =>
+  ctx.truncation?.hint !== undefined ? ctx : { ...ctx, truncation: { ...ctx.truncation, hint } }
+
+const bound = (
+  reg: Registry,
+  tool: Tool.Built,
+  result: Tool.Result,
+  ctx: Tool.Context,
+  hint: Truncate.HintContext
+): Effect.Effect<Tool.Result> => {
+  const { shouldTruncate } = reg
+  if (reg.skip.has(tool.id) || (shouldTruncate !== undefined && !shouldTruncate({ tool: tool.id, result }))) {
+    return result.metadata.truncated === undefined
+      ? reg.events.publish({ _tag: "TruncationSkipped", tool: tool.id, reason: "registry policy" }).pipe(
+        Effect.as({ ...result, metadata: { ...result.metadata, truncated: false } })
+      )
+      : Effect.succeed(result)
+  }
+  return Tool.finalize(tool, result, ctx, hint).pipe(Effect.provideService(Truncate.Truncate, reg.truncate))
+}
+
+// Models often capitalise tool names: accept a case-insensitive match.
+const findId = ({ tools }: Registry, id: string) =>
+  tools.has(id) ? id : [...tools.keys()].find((k) => k.toLowerCase() === id.toLowerCase())
+
+// An id no tool has yet may belong to a source that has not loaded.
+const lookup = (reg: Registry, id: string, agent: string): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
+  const known = findId(reg, id)
+  if (known !== undefined || !reg.sources.claimed(id)) return check(reg, known, id, agent)
+  return Effect.flatMap(reg.sources.load(id), (failures) => {
+    const loaded = findId(reg, id)
+    // The source that would hold it could not load: say why rather than "unknown tool".
+    return loaded === undefined && failures.length > 0
+      ? Effect.fail(
+        new ToolUnavailableError({ tool: id, agent, reason: "unavailable", detail: failures.map((f) => f.message).join("; "), cause: failures })
+      )
+      : check(reg, loaded, id, agent)
   })
-  return self
+}
+
+const check = (
+  reg: Registry,
+  known: string | undefined,
+  id: string,
+  agent: string
+): Effect.Effect<Tool.Built, UnknownToolError | ToolUnavailableError> => {
+  if (known === undefined) {
+    return Effect.flatMap(available(reg, { agent }), (list) => Effect.fail(new UnknownToolError({ tool: id, available: list.map((t) => t.id) })))
+  }
+  if (reg.disabledIds.has(known)) {
+    return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "disabled", detail: "it is disabled in the configuration" }))
+  }
+  if (PermissionRules.disabled([known], rulesOf(reg, agent)).has(known)) {
+    return Effect.fail(new ToolUnavailableError({ tool: known, agent, reason: "denied", detail: "a permission rule denies it" }))
+  }
+  return Effect.flatMap(reg.tools.get(known)!, (tool) =>
+    Effect.flatMap(tool.unavailable, (reason) =>
+      reason === undefined
+        ? Effect.succeed(tool)
+        : Effect.fail(new ToolUnavailableError({ tool: tool.id, agent, reason: "unavailable", detail: reason }))))
+}
+
+// A caller with a tool list of its own (a sub-agent) reaches only those tools, by any name.
+const given = (tool: Tool.Built, ctx: Tool.Context): Effect.Effect<Tool.Built, ToolUnavailableError> =>
+  ctx.tools === undefined || ctx.tools.includes(tool.id)
+    ? Effect.succeed(tool)
+    : Effect.fail(
+      new ToolUnavailableError({
+        tool: tool.id,
+        agent: ctx.agent,
+        reason: "not-given",
+        detail: `it is not among the tools this agent was given (${ctx.tools.join(", ") || "none"})`
+      })
+    )
+
+const abortable = <A, E>(effect: Effect.Effect<A, E>, tool: string, signal: AbortSignal) =>
+  signal.aborted
+    ? Effect.fail(new Tool.ToolError({ tool, reason: "aborted", message: "The tool call was aborted before it started." }))
+    : Effect.raceFirst(
+      effect,
+      Effect.callback<never, Tool.ToolError>((resume) => {
+        const onAbort = () => resume(Effect.fail(new Tool.ToolError({ tool, reason: "aborted", message: "The tool call was aborted." })))
+        // The abort may land between the check above and this fiber starting.
+        if (signal.aborted) return onAbort()
+        signal.addEventListener("abort", onAbort, { once: true })
+        return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+      })
+    )
+
+// Validation, the before hooks (validated again when they changed the arguments), the requests.
+const planFor = Effect.fnUntraced(function*(reg: Registry, tool: Tool.Built, args: unknown, ctx: Tool.Context) {
+  let valid = yield* tool.validate(args)
+  if (reg.hooks.length > 0) {
+    const changed = yield* runBefore(reg.hooks, tool.id, ctx, valid)
+    if (changed !== valid) valid = yield* tool.validate(changed)
+  }
+  const planned = yield* tool.plan(valid, ctx)
+  return { tool, args: valid, requests: planned.requests, state: planned.state } satisfies Plan
+})
+
+const find = (reg: Registry, id: string, ctx: Tool.Context) =>
+  lookup(reg, id, ctx.agent).pipe(Effect.flatMap((tool) => given(tool, ctx)))
+
+const plan = Effect.fn("ToolRegistry.plan")(function*(reg: Registry, id: string, args: unknown, ctx: Tool.Context) {
+  const tool = yield* find(reg, id, ctx)
+  yield* Effect.annotateCurrentSpan({ "tool.name": tool.id, "session.id": ctx.sessionID })
+  return yield* planFor(reg, tool, args, ctx)
+})
+
+const execute = Effect.fn("ToolRegistry.execute")(function*(
+  reg: Registry,
+  id: string,
+  args: unknown,
+  ctx: Tool.Context,
+  options: ExecuteOptions = {}
+) {
+  const { events, hooks } = reg
+  const tool = yield* find(reg, id, ctx)
+  yield* Effect.annotateCurrentSpan({ "tool.name": tool.id, "tool.call_id": ctx.callID, "session.id": ctx.sessionID })
+  yield* events.publish({ _tag: "ToolStarted", tool: tool.id, sessionID: ctx.sessionID, callID: ctx.callID })
+  const started = yield* Clock.currentTimeMillis
+  const finished = (outcome: "success" | "failure" | "interrupted") =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => events.publish({
+      _tag: "ToolFinished",
+      tool: tool.id,
+      sessionID: ctx.sessionID,
+      callID: ctx.callID,
+      outcome,
+      durationMs: now - started
+    }))
+  // Abort cuts the call off wherever it waits (before hooks, a permission prompt, the tool),
+  // except a running tool that answers the abort with a result of its own (kept, like any result).
+  const prepare = Effect.gen(function*() {
+    const planned = yield* planFor(reg, tool, args, ctx)
+    // Granted requests pass without asking again when the tool asks for them itself.
+    const granted = yield* authorize(ctx, planned.requests)
+    if (options.onAuthorized !== undefined) yield* options.onAuthorized
+    return { valid: planned.args, granted, state: planned.state }
+  })
+  const call = Effect.gen(function*() {
+    const { valid, granted, state } = yield* abortable(prepare, tool.id, ctx.abort)
+    const hint = yield* hintFor(reg, ctx.agent)
+    const running = tool.run(valid, hinted(granted, hint), state)
+    const raw = yield* tool.ownAbort ? running : abortable(running, tool.id, ctx.abort)
+    const result = hooks.length > 0 ? yield* runAfter(hooks, tool.id, ctx, valid, raw) : raw
+    return yield* bound(reg, tool, result, ctx, hint)
+  })
+  return yield* call.pipe(
+    Effect.onExit((exit) =>
+      finished(exit._tag === "Success" ? "success" : exit.cause.reasons.every((r) => r._tag === "Interrupt") ? "interrupted" : "failure")
+    )
+  )
 })
 
 /** The services a list of tool definitions needs: the union of each one's. */

@@ -195,252 +195,275 @@ export const layer = (config: Config = {}): Layer.Layer<Truncate, never, SpillSt
   Layer.effect(
     Truncate,
     Effect.gen(function*() {
-      const spill = yield* SpillStorage
-      const events = yield* Events
-      const fallback = yield* Strategy.TruncationStrategy
-      let current: Config = config
-      const toolConfig = (tool: string | undefined): ToolConfig | undefined =>
-        tool !== undefined && current.tools !== undefined && Object.hasOwn(current.tools, tool)
-          ? current.tools[tool]
-          : undefined
-      // Lowest first: what each call's settings are resolved through.
-      const levels = (options?: Options): ReadonlyArray<Settings | undefined> => [
-        options?.toolDefaults,
-        current,
-        toolConfig(options?.tool),
-        options
-      ]
-      const limits = (options?: Options): Limits => levels(options).reduce<Limits>(override, defaults)
-      const strategy = (options?: Options): Strategy.TruncationStrategy => {
-        const chosen = levels(options).reduceRight<Settings["strategy"]>((found, level) => found ?? level?.strategy, undefined)
-        return chosen === undefined ? fallback : typeof chosen === "string" ? strategies[chosen] : chosen
+      const state: State = {
+        spill: yield* SpillStorage,
+        events: yield* Events,
+        fallback: yield* Strategy.TruncationStrategy,
+        current: config
       }
-      const disabled = (options?: Options) => toolConfig(options?.tool)?.disabled === true
-      const skip = (options?: Options) =>
-        events.publish({ _tag: "TruncationSkipped", tool: options?.tool, reason: "truncation disabled for this tool" })
-
-      // Publishes the outcome and assembles the result of a truncated output.
-      /** Output that fits but is binary: whole, with its spill kept (its bytes, which the text lost). */
-      const keptWhole = (commit: Effect.Effect<string, SpillError>, text: string, m: LineWindow.Measure) =>
-        Effect.map(
-          Effect.result(commit),
-          (spilled): Result => ResultModule.isSuccess(spilled) ? { ...whole(text, m), outputPath: spilled.success } : whole(text, m)
-        )
-
-      const finish = Effect.fnUntraced(function*(
-        spilled: ResultModule.Result<string, SpillError>,
-        m: LineWindow.Measure,
-        options: Options | undefined,
-        preview: (notice: Strategy.Notice) => Effect.Effect<Strategy.Preview>
-      ) {
-        const outputPath = ResultModule.isSuccess(spilled) ? spilled.success : undefined
-        const spillError = ResultModule.isFailure(spilled) ? spilled.failure.message : undefined
-        if (spillError !== undefined) {
-          yield* events.publish({ _tag: "SpillFailed", tool: options?.tool, message: spillError })
-          yield* Effect.logWarning("spilling a truncated output failed", spillError)
-        }
-        const notice = Strategy.makeNotice({
-          totalLines: m.lines,
-          totalBytes: m.bytes,
-          outputPath,
-          spillError,
-          hint: options?.hint,
-          spillMaxBytes: spill.maxBytes
-        })
-        const p = yield* preview(notice)
-        yield* events.publish({
-          _tag: "OutputTruncated",
-          tool: options?.tool,
-          outputPath,
-          totalBytes: m.bytes,
-          totalLines: m.lines,
-          removedBytes: p.removedBytes,
-          removedLines: p.removedLines
-        })
-        yield* Effect.annotateCurrentSpan({ truncated: true, totalBytes: m.bytes, outputPath: outputPath ?? "" })
-        const result: Result = {
-          content: p.content,
-          truncated: true,
-          outputPath,
-          totalBytes: m.bytes,
-          totalLines: m.lines,
-          removedLines: p.removedLines,
-          removedBytes: p.removedBytes,
-          spillError
-        }
-        return result
-      })
-
-      // Returns once the spill is started when the store writes in the background: the preview
-      // does not wait for the disk (read and grep of the spill wait for it instead).
-      const save = (content: string | Uint8Array) =>
-        Effect.result(
-          spill.writeInBackground !== undefined
-            ? spill.writeInBackground(content)
-            : spill.write(content)
-        )
-
-      const truncated = Effect.fn("Truncate.output")(function*(text: string, m: LineWindow.Measure, lim: Limits, options?: Options) {
-        const spilled = yield* save(text)
-        const chosen = strategy(options)
-        return yield* finish(spilled, m, options, (notice) =>
-          Effect.try({
-            try: () => chosen.preview(text, lim, notice),
-            catch: (cause) => cause
-          }).pipe(
-            // A broken custom strategy must not lose the output: fall back to whole lines.
-            Effect.catch((cause) =>
-              Effect.logWarning(`truncation strategy "${chosen.name}" failed; using lines`, cause).pipe(
-                Effect.as(Strategy.lines.preview(text, lim, notice))
-              )
-            )
-          ))
-      })
-
-      // Most outputs fit: answer those without a span or a generator (this runs on every tool call).
-      const output = (text: string, options?: Options): Effect.Effect<Result> => {
-        const m = LineWindow.measure(text)
-        if (disabled(options)) return Effect.as(skip(options), whole(text, m))
-        const lim = limits(options)
-        return LineWindow.fits(m, lim) ? Effect.succeed(whole(text, m)) : truncated(text, m, lim, options)
-      }
-
-      const outputBytes = Effect.fn("Truncate.outputBytes")(function*(bytes: Uint8Array, options?: Options) {
-        const m = LineWindow.measureBytes(bytes)
-        const lim = limits(options)
-        const ends = endBytes(lim)
-        // The line strategy needs only the two ends; a custom one gets the whole text.
-        if (disabled(options) || LineWindow.fits(m, lim) || bytes.length <= ends.head + ends.tail || strategy(options) !== Strategy.lines) {
-          const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
-          if (disabled(options)) return yield* Effect.as(skip(options), whole(text, m))
-          return LineWindow.fits(m, lim) ? whole(text, m) : yield* truncated(text, m, lim, options)
-        }
-        const spilled = yield* save(bytes)
-        const w = windowOfEnds(bytes.subarray(0, ends.head), bytes.subarray(bytes.length - ends.tail), lim, m.lines)
-        return yield* finish(spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
-      })
-
-      const stream = Effect.fn("Truncate.stream")(function*<E, R>(
-        input: Stream.Stream<string | Uint8Array, E, R>,
-        options?: Options
-      ) {
-        const lim = limits(options)
-        if (disabled(options)) {
-          const text = yield* Stream.mkString(decodeChunks(input))
-          yield* skip(options)
-          return whole(text, LineWindow.measure(text))
-        }
-        return yield* Effect.scoped(streamWindow(input, lim, options))
-      })
-
-      // Bounded memory: the window builder, raw bytes only until the limits are exceeded, then
-      // every chunk goes straight to the spill writer.
-      const streamWindow = Effect.fnUntraced(function*<E, R>(
-        input: Stream.Stream<string | Uint8Array, E, R>,
-        lim: Limits,
-        options: Options | undefined
-      ) {
-        const builder = new LineWindow.Builder(lim)
-        const decode = chunkDecoder()
-        let bytes = 0
-        let pending: Array<Uint8Array> | undefined = []
-        let writer: SpillWriter | undefined
-        let failure: SpillError | undefined
-        const exceeded = () => builder.newlines > lim.maxLines || bytes > lim.maxBytes + 1
-        const abandon = (e: SpillError) =>
-          Effect.sync(() => {
-            failure = e
-            writer = undefined
-            pending = undefined
-          })
-        const open = Effect.gen(function*() {
-          const opened = yield* Effect.result(spill.writer)
-          if (ResultModule.isFailure(opened)) return yield* abandon(opened.failure)
-          writer = opened.success
-          const buffered = pending ?? []
-          pending = undefined
-          for (const chunk of buffered) yield* writer.write(chunk).pipe(Effect.catch(abandon))
-        })
-        const take = ({ raw, text }: Decoded) =>
-          Effect.suspend(() => {
-            builder.push(text)
-            bytes += raw.length
-            if (failure !== undefined || raw.length === 0) return Effect.void
-            if (writer !== undefined) return writer.write(raw).pipe(Effect.catch(abandon))
-            pending?.push(raw.slice()) // a producer may reuse its buffer once the chunk is taken
-            return exceeded() ? open : Effect.void
-          })
-        yield* Stream.runForEach(input, (chunk) => take(decode(chunk)))
-        yield* take(decode.end())
-        const m = builder.measure(bytes)
-        if (LineWindow.fits(m, lim)) {
-          const text = builder.text() ?? ""
-          if (!looksBinary(text)) return whole(text, m)
-          if (writer === undefined && failure === undefined) yield* open
-          return yield* keptWhole(writer !== undefined ? writer.commit : Effect.fail(failure!), text, m)
-        }
-        if (writer === undefined && failure === undefined) yield* open
-        const spilled: ResultModule.Result<string, SpillError> = writer !== undefined
-          ? yield* Effect.result(writer.commit)
-          : ResultModule.fail(failure ?? new SpillError({ message: "spill not written" }))
-        const w = builder.window()
-        return yield* finish(spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
-      })
-
-      const capture = Effect.fn("Truncate.capture")(function*(options?: Options, previewChars = 0) {
-        if (spill.direct === undefined) return undefined
-        const opened = yield* Effect.result(spill.direct)
-        if (ResultModule.isFailure(opened)) {
-          yield* Effect.logWarning("cannot open a spill file for a process's output; reading it through a pipe", opened.failure.message)
-          return undefined
-        }
-        const lim = limits(options)
-        const follower = new Follower(opened.success, lim, spill.maxBytes, previewChars * 4)
-        const done = Effect.gen(function*() {
-          yield* follower.poll
-          const m = follower.measure()
-          if (disabled(options)) {
-            const text = yield* follower.readAll.pipe(Effect.orElseSucceed(() => follower.text() ?? ""))
-            yield* skip(options)
-            return whole(text, m)
-          }
-          const text = follower.text()
-          if (text !== undefined && LineWindow.fits(m, lim)) {
-            return looksBinary(text) ? yield* keptWhole(follower.commit, text, m) : whole(text, m)
-          }
-          const spilled = yield* Effect.result(follower.commit)
-          const w = follower.window()
-          return yield* finish(spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
-        }).pipe(Effect.withSpan("Truncate.captured"))
-        return {
-          path: follower.path,
-          poll: follower.poll,
-          append: (bytes) => follower.append(bytes),
-          preview: (chars) => follower.preview(chars),
-          finish: done,
-          readError: () => follower.failure?.message
-        } satisfies Capture
-      })
-
       return Truncate.of({
-        output,
-        outputBytes,
-        stream,
-        capture,
-        limits,
-        config: Effect.sync(() => current),
+        output: (text, options) => output(state, text, options),
+        outputBytes: (bytes, options) => outputBytes(state, bytes, options),
+        stream: (input, options) => stream(state, input, options),
+        capture: (options, previewChars) => capture(state, options, previewChars),
+        limits: (options) => limits(state, options),
+        config: Effect.sync(() => state.current),
         update: Effect.fn("Truncate.update")(function*(change: Config) {
-          current = { ...current, ...change }
+          state.current = { ...state.current, ...change }
         }),
         setToolConfig: Effect.fn("Truncate.setToolConfig")(function*(tool: string, toolConfig: ToolConfig | undefined) {
-          const tools = { ...current.tools }
+          const tools = { ...state.current.tools }
           if (toolConfig === undefined) delete tools[tool]
           else tools[tool] = toolConfig
-          current = { ...current, tools }
+          state.current = { ...state.current, tools }
         })
       })
     })
   )
+
+/** What the parts of a running Truncate share: its services and the configuration in force. */
+interface State {
+  readonly spill: SpillStorage["Service"]
+  readonly events: Events["Service"]
+  /** The strategy when no level names one. */
+  readonly fallback: Strategy.TruncationStrategy
+  current: Config
+}
+
+const toolConfig = (state: State, tool: string | undefined): ToolConfig | undefined =>
+  tool !== undefined && state.current.tools !== undefined && Object.hasOwn(state.current.tools, tool)
+    ? state.current.tools[tool]
+    : undefined
+
+// Lowest first: what each call's settings are resolved through.
+const levels = (state: State, options?: Options): ReadonlyArray<Settings | undefined> => [
+  options?.toolDefaults,
+  state.current,
+  toolConfig(state, options?.tool),
+  options
+]
+
+const limits = (state: State, options?: Options): Limits => levels(state, options).reduce<Limits>(override, defaults)
+
+const strategy = (state: State, options?: Options): Strategy.TruncationStrategy => {
+  const chosen = levels(state, options).reduceRight<Settings["strategy"]>((found, level) => found ?? level?.strategy, undefined)
+  return chosen === undefined ? state.fallback : typeof chosen === "string" ? strategies[chosen] : chosen
+}
+
+const disabled = (state: State, options?: Options) => toolConfig(state, options?.tool)?.disabled === true
+
+const skip = (state: State, options?: Options) =>
+  state.events.publish({ _tag: "TruncationSkipped", tool: options?.tool, reason: "truncation disabled for this tool" })
+
+// Publishes the outcome and assembles the result of a truncated output.
+/** Output that fits but is binary: whole, with its spill kept (its bytes, which the text lost). */
+const keptWhole = (commit: Effect.Effect<string, SpillError>, text: string, m: LineWindow.Measure) =>
+  Effect.map(
+    Effect.result(commit),
+    (spilled): Result => ResultModule.isSuccess(spilled) ? { ...whole(text, m), outputPath: spilled.success } : whole(text, m)
+  )
+
+const finish = Effect.fnUntraced(function*(
+  state: State,
+  spilled: ResultModule.Result<string, SpillError>,
+  m: LineWindow.Measure,
+  options: Options | undefined,
+  preview: (notice: Strategy.Notice) => Effect.Effect<Strategy.Preview>
+) {
+  const outputPath = ResultModule.isSuccess(spilled) ? spilled.success : undefined
+  const spillError = ResultModule.isFailure(spilled) ? spilled.failure.message : undefined
+  if (spillError !== undefined) {
+    yield* state.events.publish({ _tag: "SpillFailed", tool: options?.tool, message: spillError })
+    yield* Effect.logWarning("spilling a truncated output failed", spillError)
+  }
+  const notice = Strategy.makeNotice({
+    totalLines: m.lines,
+    totalBytes: m.bytes,
+    outputPath,
+    spillError,
+    hint: options?.hint,
+    spillMaxBytes: state.spill.maxBytes
+  })
+  const p = yield* preview(notice)
+  yield* state.events.publish({
+    _tag: "OutputTruncated",
+    tool: options?.tool,
+    outputPath,
+    totalBytes: m.bytes,
+    totalLines: m.lines,
+    removedBytes: p.removedBytes,
+    removedLines: p.removedLines
+  })
+  yield* Effect.annotateCurrentSpan({ truncated: true, totalBytes: m.bytes, outputPath: outputPath ?? "" })
+  const result: Result = {
+    content: p.content,
+    truncated: true,
+    outputPath,
+    totalBytes: m.bytes,
+    totalLines: m.lines,
+    removedLines: p.removedLines,
+    removedBytes: p.removedBytes,
+    spillError
+  }
+  return result
+})
+
+// Returns once the spill is started when the store writes in the background: the preview
+// does not wait for the disk (read and grep of the spill wait for it instead).
+const save = ({ spill }: State, content: string | Uint8Array) =>
+  Effect.result(
+    spill.writeInBackground !== undefined
+      ? spill.writeInBackground(content)
+      : spill.write(content)
+  )
+
+const truncated = Effect.fn("Truncate.output")(function*(state: State, text: string, m: LineWindow.Measure, lim: Limits, options?: Options) {
+  const spilled = yield* save(state, text)
+  const chosen = strategy(state, options)
+  return yield* finish(state, spilled, m, options, (notice) =>
+    Effect.try({
+      try: () => chosen.preview(text, lim, notice),
+      catch: (cause) => cause
+    }).pipe(
+      // A broken custom strategy must not lose the output: fall back to whole lines.
+      Effect.catch((cause) =>
+        Effect.logWarning(`truncation strategy "${chosen.name}" failed; using lines`, cause).pipe(
+          Effect.as(Strategy.lines.preview(text, lim, notice))
+        )
+      )
+    ))
+})
+
+// Most outputs fit: answer those without a span or a generator (this runs on every tool call).
+const output = (state: State, text: string, options?: Options): Effect.Effect<Result> => {
+  const m = LineWindow.measure(text)
+  if (disabled(state, options)) return Effect.as(skip(state, options), whole(text, m))
+  const lim = limits(state, options)
+  return LineWindow.fits(m, lim) ? Effect.succeed(whole(text, m)) : truncated(state, text, m, lim, options)
+}
+
+const outputBytes = Effect.fn("Truncate.outputBytes")(function*(state: State, bytes: Uint8Array, options?: Options) {
+  const m = LineWindow.measureBytes(bytes)
+  const lim = limits(state, options)
+  const ends = endBytes(lim)
+  // The line strategy needs only the two ends; a custom one gets the whole text.
+  if (
+    disabled(state, options) || LineWindow.fits(m, lim) || bytes.length <= ends.head + ends.tail ||
+    strategy(state, options) !== Strategy.lines
+  ) {
+    const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
+    if (disabled(state, options)) return yield* Effect.as(skip(state, options), whole(text, m))
+    return LineWindow.fits(m, lim) ? whole(text, m) : yield* truncated(state, text, m, lim, options)
+  }
+  const spilled = yield* save(state, bytes)
+  const w = windowOfEnds(bytes.subarray(0, ends.head), bytes.subarray(bytes.length - ends.tail), lim, m.lines)
+  return yield* finish(state, spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
+})
+
+const stream = Effect.fn("Truncate.stream")(function*<E, R>(
+  state: State,
+  input: Stream.Stream<string | Uint8Array, E, R>,
+  options?: Options
+) {
+  const lim = limits(state, options)
+  if (disabled(state, options)) {
+    const text = yield* Stream.mkString(decodeChunks(input))
+    yield* skip(state, options)
+    return whole(text, LineWindow.measure(text))
+  }
+  return yield* Effect.scoped(streamWindow(state, input, lim, options))
+})
+
+// Bounded memory: the window builder, raw bytes only until the limits are exceeded, then
+// every chunk goes straight to the spill writer.
+const streamWindow = Effect.fnUntraced(function*<E, R>(
+  state: State,
+  input: Stream.Stream<string | Uint8Array, E, R>,
+  lim: Limits,
+  options: Options | undefined
+) {
+  const builder = new LineWindow.Builder(lim)
+  const decode = chunkDecoder()
+  let bytes = 0
+  let pending: Array<Uint8Array> | undefined = []
+  let writer: SpillWriter | undefined
+  let failure: SpillError | undefined
+  const exceeded = () => builder.newlines > lim.maxLines || bytes > lim.maxBytes + 1
+  const abandon = (e: SpillError) =>
+    Effect.sync(() => {
+      failure = e
+      writer = undefined
+      pending = undefined
+    })
+  const open = Effect.gen(function*() {
+    const opened = yield* Effect.result(state.spill.writer)
+    if (ResultModule.isFailure(opened)) return yield* abandon(opened.failure)
+    writer = opened.success
+    const buffered = pending ?? []
+    pending = undefined
+    for (const chunk of buffered) yield* writer.write(chunk).pipe(Effect.catch(abandon))
+  })
+  const take = ({ raw, text }: Decoded) =>
+    Effect.suspend(() => {
+      builder.push(text)
+      bytes += raw.length
+      if (failure !== undefined || raw.length === 0) return Effect.void
+      if (writer !== undefined) return writer.write(raw).pipe(Effect.catch(abandon))
+      pending?.push(raw.slice()) // a producer may reuse its buffer once the chunk is taken
+      return exceeded() ? open : Effect.void
+    })
+  yield* Stream.runForEach(input, (chunk) => take(decode(chunk)))
+  yield* take(decode.end())
+  const m = builder.measure(bytes)
+  if (LineWindow.fits(m, lim)) {
+    const text = builder.text() ?? ""
+    if (!looksBinary(text)) return whole(text, m)
+    if (writer === undefined && failure === undefined) yield* open
+    return yield* keptWhole(writer !== undefined ? writer.commit : Effect.fail(failure!), text, m)
+  }
+  if (writer === undefined && failure === undefined) yield* open
+  const spilled: ResultModule.Result<string, SpillError> = writer !== undefined
+    ? yield* Effect.result(writer.commit)
+    : ResultModule.fail(failure ?? new SpillError({ message: "spill not written" }))
+  const w = builder.window()
+  return yield* finish(state, spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
+})
+
+const capture = Effect.fn("Truncate.capture")(function*(state: State, options?: Options, previewChars = 0) {
+  const { spill } = state
+  if (spill.direct === undefined) return undefined
+  const opened = yield* Effect.result(spill.direct)
+  if (ResultModule.isFailure(opened)) {
+    yield* Effect.logWarning("cannot open a spill file for a process's output; reading it through a pipe", opened.failure.message)
+    return undefined
+  }
+  const lim = limits(state, options)
+  const follower = new Follower(opened.success, lim, spill.maxBytes, previewChars * 4)
+  const done = Effect.gen(function*() {
+    yield* follower.poll
+    const m = follower.measure()
+    if (disabled(state, options)) {
+      const text = yield* follower.readAll.pipe(Effect.orElseSucceed(() => follower.text() ?? ""))
+      yield* skip(state, options)
+      return whole(text, m)
+    }
+    const text = follower.text()
+    if (text !== undefined && LineWindow.fits(m, lim)) {
+      return looksBinary(text) ? yield* keptWhole(follower.commit, text, m) : whole(text, m)
+    }
+    const spilled = yield* Effect.result(follower.commit)
+    const w = follower.window()
+    return yield* finish(state, spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
+  }).pipe(Effect.withSpan("Truncate.captured"))
+  return {
+    path: follower.path,
+    poll: follower.poll,
+    append: (bytes) => follower.append(bytes),
+    preview: (chars) => follower.preview(chars),
+    finish: done,
+    readError: () => follower.failure?.message
+  } satisfies Capture
+})
 
 /**
  * Turns string and byte chunks into text and the bytes to spill: UTF-8 decoded incrementally (a
