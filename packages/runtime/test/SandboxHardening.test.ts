@@ -69,9 +69,9 @@ const sandboxed = (command: string, options: { readonly ws: string; readonly lay
   )
 
 const live = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) => it.live(name, body, 30_000)
-/** `live`, or skipped with a name that says what it needs. */
-const liveIf = (condition: boolean) => (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) =>
-  condition ? live(name, body) : it.skip(name, () => {})
+/** `live` where `condition` holds, else skipped with a name that says what it needs. */
+const liveIf = (condition: boolean, needs: string) => (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) =>
+  it.live.skipIf(!condition)(condition ? name : `${name} (skipped: needs ${needs})`, body, 30_000)
 
 /** Prints `keyctl <result> <errno text>` for KEYCTL_GET_KEYRING_ID of the session keyring. */
 const keyctlProbe = `${python} -c '
@@ -119,7 +119,7 @@ describe.skipIf(!hasBwrap)("as the user the agent runs as (root in CI; needs bwr
       if (isRoot && existsSync("/etc/shadow")) assert.isAbove(readFileSync("/etc/shadow").length, 0)
     }))
 
-  liveIf(hasPython && keyctlNumber !== undefined)("the keyring is refused and /proc/keys shows nothing (needs python3)", () =>
+  liveIf(hasPython && keyctlNumber !== undefined, "python3 and a known keyctl syscall number")("the keyring is refused and /proc/keys shows nothing", () =>
     Effect.gen(function*() {
       const f = yield* scopedFixture
       const result = yield* sandboxed(`${keyctlProbe}; cat /proc/keys | wc -l`, { ws: f.ws })
@@ -145,7 +145,7 @@ describe.skipIf(!hasBwrap)("as the user the agent runs as (root in CI; needs bwr
       }
     }))
 
-  liveIf(isRoot)("at most `maxProcesses` processes run at once; all are gone after the call (as root)", () =>
+  liveIf(isRoot, "root, to make a pids cgroup")("at most `maxProcesses` processes run at once; all are gone after the call (as root)", () =>
     Effect.gen(function*() {
       const f = yield* scopedFixture
       const marker = "31.4159"
@@ -299,7 +299,7 @@ describe("the config's sandbox keys, through the node layer", () => {
     })
 
   for (const mode of ["auto", "off"] as const) {
-    liveIf(mode === "off" || hasBwrap)(`mode ${mode}: tokens stay out of a call's environment, names in sandbox.env come in`, () =>
+    liveIf(mode === "off" || hasBwrap, "bwrap")(`mode ${mode}: tokens stay out of a call's environment, names in sandbox.env come in`, () =>
       Effect.gen(function*() {
         const result = yield* envOfCall({ mode, env: ["PASSED_ON"] })
         assert.strictEqual(result.metadata.sandboxed, mode === "auto")

@@ -143,7 +143,7 @@ const sandboxed = (command: string, options: RunIn) =>
 const hasBwrap = Programs.hasProgram("bwrap")
 
 const live = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) =>
-  hasBwrap ? it.live(name, body, 30_000) : it.skip(`${name} (skipped: bwrap is not installed)`, () => {})
+  it.live.skipIf(!hasBwrap)(hasBwrap ? name : `${name} (skipped: bwrap is not installed)`, body, 30_000)
 
 /** Allows every host (public addresses only, unless `privateAddresses`), recording each. */
 const allowing = (privateAddresses: boolean, asked: Array<string> = []): Sandbox.Authorize => (host, port) =>
@@ -290,25 +290,23 @@ const nodeFetchUsesProxy = (() => {
 
 describe("Node's fetch inside the sandbox", () => {
   const name = "fetch goes through the proxy: allowed and refused hosts"
-  if (!hasBwrap || !nodeFetchUsesProxy) it.skip(`${name} (skipped: needs bwrap and node 22.21 or later on PATH)`, () => {})
-  else {
-    live(name, () =>
-      Effect.gen(function*() {
-        const ws = yield* workspace
-        // Not on 127.0.0.1: NO_PROXY keeps that (and localhost) direct, i.e. inside the sandbox.
-        const port = yield* Effect.map(
-          listening(createHttpServer((_, res) => res.end("hello over http\n")) as unknown as Server, 0, "127.0.0.2"),
-          portOf
-        )
-        const fetch = (host: string) =>
-          `NODE_USE_ENV_PROXY=1 node --no-warnings -e 'fetch("http://${host}:${port}/").then(async (r) => console.log(r.status, (await r.text()).trim()), (e) => console.log(String(e.cause.cause ?? e.cause)))'`
-        const authorize: Sandbox.Authorize = (host) =>
-          Effect.succeed(host === "127.0.0.2" ? { _tag: "allow", privateAddresses: true } : { _tag: "deny", reason: "no" })
-        const out = yield* sandboxed(`${fetch("127.0.0.2")}; ${fetch("127.0.0.3")}`, { ws, authorize })
-        // Node tunnels plain http with CONNECT too, so a refusal is its error, not a response.
-        assert.match(out, /^200 hello over http\n.*Proxy response \(403\) !== 200 when HTTP Tunneling\n$/)
-      }))
-  }
+  const ready = hasBwrap && nodeFetchUsesProxy
+  it.live.skipIf(!ready)(ready ? name : `${name} (skipped: needs bwrap and node 22.21 or later on PATH)`, () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace
+      // Not on 127.0.0.1: NO_PROXY keeps that (and localhost) direct, i.e. inside the sandbox.
+      const port = yield* Effect.map(
+        listening(createHttpServer((_, res) => res.end("hello over http\n")) as unknown as Server, 0, "127.0.0.2"),
+        portOf
+      )
+      const fetch = (host: string) =>
+        `NODE_USE_ENV_PROXY=1 node --no-warnings -e 'fetch("http://${host}:${port}/").then(async (r) => console.log(r.status, (await r.text()).trim()), (e) => console.log(String(e.cause.cause ?? e.cause)))'`
+      const authorize: Sandbox.Authorize = (host) =>
+        Effect.succeed(host === "127.0.0.2" ? { _tag: "allow", privateAddresses: true } : { _tag: "deny", reason: "no" })
+      const out = yield* sandboxed(`${fetch("127.0.0.2")}; ${fetch("127.0.0.3")}`, { ws, authorize })
+      // Node tunnels plain http with CONNECT too, so a refusal is its error, not a response.
+      assert.match(out, /^200 hello over http\n.*Proxy response \(403\) !== 200 when HTTP Tunneling\n$/)
+    }), 30_000)
 })
 
 describe("the other network modes", () => {

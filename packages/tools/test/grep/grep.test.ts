@@ -148,6 +148,23 @@ for (const backend of backends) {
         }))
     })
 
+    /** The matches when src/b.ts cannot be read: every other file's, and a note naming it. */
+    const withoutB = (root: string) =>
+      [
+        "Found 4 matches",
+        `${root}/a.ts:`,
+        "  Line 1: needle one",
+        "  Line 3: needle two",
+        "",
+        `${root}/docs/old.txt:`,
+        "  Line 1: needle old",
+        "",
+        `${root}/.hidden/h.ts:`,
+        "  Line 1: needle hidden",
+        "",
+        "(1 path could not be read and was skipped: src/b.ts)"
+      ].join("\n")
+
     const isRoot = typeof process.getuid === "function" && process.getuid() === 0
     it.live.skipIf(backend.name === "rg" && isRoot)("unreadable files are skipped and counted", () =>
       withFixture(backend, { ...fixture, unreadable: backend.name === "rg" ? [] : ["src/b.ts"] }, ({ call, root }) =>
@@ -157,20 +174,7 @@ for (const backend of backends) {
           const result = yield* call(GrepTool, { pattern: "needle" })
           assert.strictEqual(
             result.output,
-            [
-              "Found 4 matches",
-              `${root}/a.ts:`,
-              "  Line 1: needle one",
-              "  Line 3: needle two",
-              "",
-              `${root}/docs/old.txt:`,
-              "  Line 1: needle old",
-              "",
-              `${root}/.hidden/h.ts:`,
-              "  Line 1: needle hidden",
-              "",
-              "(1 path could not be read and was skipped: src/b.ts)"
-            ].join("\n")
+            withoutB(root)
           )
           assert.strictEqual(result.metadata.skipped, 1)
         })))
@@ -181,20 +185,7 @@ for (const backend of backends) {
           const result = yield* call(GrepTool, { pattern: "needle" })
           assert.strictEqual(
             result.output,
-            [
-              "Found 4 matches",
-              `${root}/a.ts:`,
-              "  Line 1: needle one",
-              "  Line 3: needle two",
-              "",
-              `${root}/docs/old.txt:`,
-              "  Line 1: needle old",
-              "",
-              `${root}/.hidden/h.ts:`,
-              "  Line 1: needle hidden",
-              "",
-              "(1 path could not be read and was skipped: src/b.ts)"
-            ].join("\n")
+            withoutB(root)
           )
           assert.strictEqual(result.metadata.skipped, 1)
         })))
