@@ -70,6 +70,18 @@ export interface Policy {
    * service). Absent: every host is refused.
    */
   readonly authorize?: Authorize | undefined
+  /**
+   * The session the call belongs to. Calls (and background jobs) of one session share one loopback
+   * under `proxy` and `deny`: a server a job started on `localhost` is reachable from the session's
+   * later calls and from nothing else. Absent: the call's loopback is its own.
+   */
+  readonly session?: string | undefined
+  /**
+   * The command runs on a pseudo-terminal this process opened for it (a terminal job): it stays in
+   * the terminal's session so the terminal's Ctrl-C reaches its foreground program. The terminal is
+   * private to the call, so nothing it injects there reaches the user's own terminal.
+   */
+  readonly terminal?: boolean | undefined
 }
 
 /** A program and its arguments, as spawned. */
