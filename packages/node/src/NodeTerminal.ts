@@ -102,6 +102,27 @@ const sessionMembers = (sid: number): Array<number> => {
   return members
 }
 
+/** Whether `pid` runs on (Linux): a zombie or a process already dying of SIGKILL does not count. */
+const alive = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const state = stat.slice(stat.lastIndexOf(")") + 2)[0]
+    return state !== "Z" && state !== "X" && state !== "x"
+  } catch {
+    return false
+  }
+}
+
+/** Waits (at most `KILL_GRACE`) until none of `pids` runs: SIGKILL is delivered, not yet acted upon, when `kill` returns. */
+const awaitGone = (pids: ReadonlyArray<number>) =>
+  Effect.gen(function*() {
+    let left = pids.filter(alive)
+    while (left.length > 0) {
+      yield* Effect.sleep(Duration.millis(10))
+      left = left.filter(alive)
+    }
+  }).pipe(Effect.timeoutOption(KILL_GRACE))
+
 /** The visible rows of the emulator, trailing blanks of each row and trailing empty rows dropped. */
 const render = (emulator: Xterm.Terminal): string => {
   const buffer = emulator.buffer.active
@@ -264,12 +285,14 @@ export const make = (options: Options = {}): Terminal.Service => {
         })
         yield* Effect.timeoutOption(Deferred.await(exit), KILL_GRACE)
       }
-      yield* Effect.sync(() => {
-        if (process.platform !== "win32") {
-          send(-pid, "SIGKILL")
-          for (const member of sessionMembers(pid)) send(member, "SIGKILL")
-        }
+      const members = yield* Effect.sync(() => {
+        if (process.platform === "win32") return []
+        send(-pid, "SIGKILL")
+        const members = sessionMembers(pid)
+        for (const member of members) send(member, "SIGKILL")
+        return members
       })
+      yield* awaitGone(members)
       if (!Deferred.isDoneUnsafe(exit)) yield* Effect.timeoutOption(Deferred.await(exit), KILL_GRACE)
       yield* Effect.sync(() => {
         lastScreen = render(emulator)

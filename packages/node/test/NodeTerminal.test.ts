@@ -212,8 +212,9 @@ describe("NodeTerminal", () => {
       const pids = yield* Effect.gen(function*() {
         const shell = yield* open("bash", ["--norc", "--noprofile", "-i"])
         yield* shell.waitFor("the prompt", (text) => text.includes("prompt> "))
-        // A job-control shell gives the background job a process group of its own.
-        yield* shell.process.write("sleep 1000 & echo job=$!\r")
+        // A job-control shell gives the background job a process group of its own; this one also
+        // ignores the hangup the shell passes on to its jobs as it exits.
+        yield* shell.process.write("(trap '' HUP TERM; exec sleep 1000) & echo job=$!\r")
         const text = yield* shell.waitFor("the job's pid", (text) => /job=\d+/.test(text))
         const job = Number(/job=(\d+)/.exec(text)![1])
         const stubborn = yield* open("sh", ["-c", "trap '' HUP TERM; echo ready; while :; do sleep 1; done"])
