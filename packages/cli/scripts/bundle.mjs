@@ -7,6 +7,8 @@
  * Bundled from the TypeScript sources (the workspace's `agent-tools-source` condition), so it does
  * not depend on the order of the tsc build. web-tree-sitter stays a package: it locates its wasm
  * files beside its own module (the cli package depends on it and on tree-sitter-bash for that).
+ * So do the terminal packages: node-pty loads its native binary from its platform's package
+ * beside it, and both are imported only when the first terminal opens (the cli depends on them).
  */
 import { build } from "esbuild"
 import { rmSync, writeFileSync } from "node:fs"
@@ -31,7 +33,7 @@ const result = await build({
   platform: "node",
   target: "node22",
   conditions: ["agent-tools-source"],
-  external: ["web-tree-sitter"],
+  external: ["web-tree-sitter", "@lydell/node-pty", "@xterm/headless"],
   // Bundled CommonJS dependencies call `require` for Node's built-ins.
   banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" },
   sourcemap: "linked",
