@@ -11,9 +11,11 @@
  * Output is buffered in a queue bounded by bytes: past `HIGH_WATER_BYTES` not yet taken by the
  * consumer, the pty is paused (the program blocks on its next write, as on a real terminal nobody
  * reads) and resumed once the consumer has taken it below `LOW_WATER_BYTES`. The emulator is fed
- * as the bytes arrive, so the screen is current with everything the pty delivered.
+ * as the bytes arrive, so the screen is current with everything the pty delivered. A consumer
+ * still that far behind when the program exits loses what the terminal held then (at most the
+ * kernel's terminal buffer): node-pty stops reading 200 ms after the exit.
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { closeSync, constants as fsConstants, openSync, readdirSync, readFileSync } from "node:fs"
 import { constants } from "node:os"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -100,6 +102,25 @@ const sessionMembers = (sid: number): Array<number> => {
     }
   }
   return members
+}
+
+/**
+ * Opens the terminal's other end (Linux) and keeps it open until the program's exit is reported.
+ * Linux hangs the terminal up the moment the program's last descriptor of it closes, and a read
+ * then fails even while the program's last output is still on its way: node-pty lost the last
+ * kilobytes of most programs that print more than 4 KB and exit at once. Held open here, the
+ * terminal is never hung up under the reader; node-pty reports the exit 200 ms after the process
+ * ended instead of at the hang-up, having read what was left by then.
+ */
+const holdOtherEnd = (pty: Pty.IPty): number | undefined => {
+  if (process.platform !== "linux") return undefined
+  const name = (pty as unknown as { readonly ptsName?: unknown }).ptsName
+  if (typeof name !== "string") return undefined
+  try {
+    return openSync(name, fsConstants.O_RDWR | fsConstants.O_NOCTTY)
+  } catch {
+    return undefined
+  }
 }
 
 /** Whether `pid` runs on (Linux): a zombie or a process already dying of SIGKILL does not count. */
@@ -193,6 +214,16 @@ export const make = (options: Options = {}): Terminal.Service => {
         })
     }).pipe(Effect.tapError(() => Effect.sync(() => emulator.dispose())))
 
+    let held = holdOtherEnd(pty)
+    const release = () => {
+      if (held === undefined) return
+      try {
+        closeSync(held)
+      } catch {
+        // Closed already.
+      }
+      held = undefined
+    }
     let buffered = 0
     let paused = false
     let disposed = false
@@ -215,8 +246,9 @@ export const make = (options: Options = {}): Terminal.Service => {
       }
       return bytes
     }
-    // node-pty reports the exit once the terminal's output is drained: everything printed is queued first.
+    // node-pty reports the exit after the last of the output it read: everything printed is queued first.
     const onExit = pty.onExit(({ exitCode, signal }) => {
+      release()
       Deferred.doneUnsafe(
         exit,
         Effect.succeed(
@@ -301,6 +333,7 @@ export const make = (options: Options = {}): Terminal.Service => {
         onExit.dispose()
         // Still running after SIGKILL (another user's process, a platform without groups): drop the pty.
         if (!Deferred.isDoneUnsafe(exit)) (pty as unknown as { destroy?: () => void }).destroy?.()
+        release()
         emulator.dispose()
         Queue.endUnsafe(output)
       })
