@@ -246,9 +246,26 @@ export const make = (options: Options = {}): Terminal.Service => {
       }
       return bytes
     }
+    const pid = pty.pid
+    /**
+     * SIGKILL to the leader's process group and to every process of its session; the pids signalled.
+     * Signalled at the exit report at the latest: a process of the session keeps the leader's pid
+     * from being reused, so these signals cannot reach a stranger that got the number later.
+     */
+    const killSession = (): Array<number> => {
+      if (process.platform === "win32") return []
+      send(-pid, "SIGKILL")
+      const members = sessionMembers(pid)
+      for (const member of members) send(member, "SIGKILL")
+      return members
+    }
+    // What the program left running on its terminal (a background job, a daemon that kept the
+    // session) ends with it, as with a foreground command: no process outlives its job.
+    let leftAtExit: ReadonlyArray<number> = []
     // node-pty reports the exit after the last of the output it read: everything printed is queued first.
     const onExit = pty.onExit(({ exitCode, signal }) => {
       release()
+      leftAtExit = killSession()
       Deferred.doneUnsafe(
         exit,
         Effect.succeed(
@@ -260,7 +277,6 @@ export const make = (options: Options = {}): Terminal.Service => {
       Queue.endUnsafe(output)
     })
 
-    const pid = pty.pid
     const signalGroup = (signal: NodeJS.Signals) => {
       if (process.platform === "win32") pty.kill(signal)
       else send(-pid, signal)
@@ -306,9 +322,12 @@ export const make = (options: Options = {}): Terminal.Service => {
       yield* Effect.sync(() => signalGroup(signal as NodeJS.Signals))
     })
 
-    const exited = Deferred.await(exit).pipe(Effect.withSpan("NodeTerminal.exited"))
+    const exited = Deferred.await(exit).pipe(
+      Effect.tap(() => awaitGone(leftAtExit)),
+      Effect.withSpan("NodeTerminal.exited")
+    )
 
-    // As closing a terminal window does: hang up and terminate its session, then kill what is left.
+    // As closing a terminal window does: hang up and terminate the program, then kill what is left.
     const close = Effect.gen(function*() {
       if (!Deferred.isDoneUnsafe(exit)) {
         yield* Effect.sync(() => {
@@ -317,15 +336,12 @@ export const make = (options: Options = {}): Terminal.Service => {
         })
         yield* Effect.timeoutOption(Deferred.await(exit), KILL_GRACE)
       }
-      const members = yield* Effect.sync(() => {
-        if (process.platform === "win32") return []
-        send(-pid, "SIGKILL")
-        const members = sessionMembers(pid)
-        for (const member of members) send(member, "SIGKILL")
-        return members
-      })
-      yield* awaitGone(members)
-      if (!Deferred.isDoneUnsafe(exit)) yield* Effect.timeoutOption(Deferred.await(exit), KILL_GRACE)
+      // Once the exit was reported, what was left is killed already (and the pid may be reused since).
+      if (!Deferred.isDoneUnsafe(exit)) {
+        yield* awaitGone(yield* Effect.sync(killSession))
+        yield* Effect.timeoutOption(Deferred.await(exit), KILL_GRACE)
+      }
+      yield* awaitGone(leftAtExit)
       yield* Effect.sync(() => {
         lastScreen = render(emulator)
         disposed = true

@@ -246,6 +246,19 @@ describe("NodeTerminal", () => {
       for (const pid of pids) assert.isFalse(running(pid), `${pid} still runs after the scope closed`)
     }))
 
+  live("what the program left running on its terminal ends with it", noBash ?? (linux ? undefined : "/proc is Linux only"), () =>
+    Effect.gen(function*() {
+      const shell = yield* open("bash", ["--norc", "--noprofile", "-i"])
+      yield* shell.waitFor("the prompt", (text) => text.includes("prompt> "))
+      yield* shell.process.write("(trap '' HUP TERM; exec sleep 1000) & echo job=$!\r")
+      const text = yield* shell.waitFor("the job's pid", (text) => /job=\d+/.test(text))
+      const job = Number(/job=(\d+)/.exec(text)![1])
+      assert.isTrue(running(job))
+      yield* shell.process.write("exit 0\r")
+      assert.deepStrictEqual(yield* shell.process.exited, { code: 0, signal: null })
+      assert.isFalse(running(job), "the background job outlived the shell")
+    }))
+
   it.effect("where the PTY package cannot load, available says why and spawn fails with it", () =>
     Effect.gen(function*() {
       const broken = NodeTerminal.make({ load: () => Promise.reject(new Error("no prebuilt binary for sunos-sparc")) })
