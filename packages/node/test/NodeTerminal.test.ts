@@ -202,6 +202,15 @@ describe("NodeTerminal", () => {
       assert.deepStrictEqual(yield* process.exited, { code: null, signal: "SIGTERM" })
     }))
 
+  live("input after the exit is refused with an io error", undefined, () =>
+    Effect.gen(function*() {
+      const { process } = yield* open("sh", ["-c", "exit 3"])
+      assert.deepStrictEqual(yield* process.exited, { code: 3, signal: null })
+      const error = yield* Effect.flip(process.write("late\r"))
+      assert.strictEqual(error.reason, "io")
+      assert.include(error.message, "has exited")
+    }))
+
   live("every byte comes through when the consumer lags (the pty is paused, not dropped)", undefined, () =>
     Effect.gen(function*() {
       const total = 3 * NodeTerminal.HIGH_WATER_BYTES
