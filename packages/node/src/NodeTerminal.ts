@@ -62,6 +62,9 @@ export const loadModules = async (): Promise<Modules> => {
 
 const messageOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
+/** The first paragraph of a load failure, on one line: node-pty's own adds pages of advice. */
+const firstParagraph = (message: string): string => message.trim().split(/\n\s*\n/)[0]!.replace(/\s+/g, " ")
+
 /** A signal number as its name (`SIGINT`), for `Exit.signal`. */
 const signalName = (signal: number): string =>
   Object.entries(constants.signals).find(([, n]) => n === signal)?.[0] ?? `signal ${signal}`
@@ -171,7 +174,7 @@ export const make = (options: Options = {}): Terminal.Service => {
       (modules) => ({ ok: true as const, modules }),
       (error) => ({
         ok: false as const,
-        reason: `pseudo-terminals are unavailable: the terminal packages could not be loaded (${messageOf(error)})`
+        reason: `pseudo-terminals are unavailable: the terminal packages could not be loaded (${firstParagraph(messageOf(error))})`
       })
     )
   ).pipe(Effect.withSpan("NodeTerminal.load"))
