@@ -196,6 +196,7 @@ export const make = (options: Options = {}): Terminal.Service => {
       cols: spawnOptions.cols,
       rows: spawnOptions.rows,
       scrollback: 0,
+      // The buffer `screen` reads is behind this flag in @xterm/headless 6.
       allowProposedApi: true
     })
     const pty = yield* Effect.try({
