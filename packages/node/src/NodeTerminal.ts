@@ -347,6 +347,7 @@ export const make = (options: Options = {}): Terminal.Service => {
       }
       yield* awaitGone(leftAtExit)
       yield* Effect.sync(() => {
+        // What the screen showed stays readable after the emulator is gone.
         lastScreen = render(emulator)
         disposed = true
         onData.dispose()
