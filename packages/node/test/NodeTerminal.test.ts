@@ -146,6 +146,19 @@ describe("NodeTerminal", () => {
       assert.deepStrictEqual(yield* process.exited, { code: 5, signal: null })
     }))
 
+  live("Ctrl-C raises KeyboardInterrupt in a busy Python REPL, which goes on answering", noPython, () =>
+    Effect.gen(function*() {
+      const { process, waitFor } = yield* open("python3", ["-i", "-q"])
+      yield* waitFor("the prompt", (text) => text.includes(">>> "))
+      // One line that prints a marker (not in its own echo) and then loops: Ctrl-C comes mid-loop.
+      yield* process.write(`exec("print('loop-' + 'started')\\nwhile True: pass")\r`)
+      yield* waitFor("the loop's start", (text) => text.includes("loop-started"))
+      yield* process.write("\u0003")
+      yield* waitFor("the interrupt", (text) => text.includes("KeyboardInterrupt"))
+      yield* process.write("6*7\r")
+      yield* waitFor("the product", (text) => text.split("\n").some((line) => line.trim() === "42"))
+    }))
+
   live("the program sees a resize", noBash, () =>
     Effect.gen(function*() {
       const { process, waitFor } = yield* open("bash", ["--norc", "--noprofile", "-i"], { cols: 80, rows: 24 })
