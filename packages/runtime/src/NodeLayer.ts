@@ -302,11 +302,11 @@ export const layerFromSettings = (
     Layer.succeed(NodeSettings, s),
     // The workspace's control files: read-only in the sandbox, always asked by the file tools.
     ProtectedPaths.layer(s.config.sandbox?.protectedPaths ?? []),
+    // Real pseudo-terminals for terminal jobs (the PTY package is loaded when the first one opens).
+    NodeTerminal.layer(),
     // Replaceable through `services`: a persistent todo store, the host's question responder and
     // sub-agent runner (without them, question and task are not offered).
     TodoStore.layerMemory,
-    // Real pseudo-terminals for terminal jobs (the PTY package is loaded when the first one opens).
-    NodeTerminal.layer(),
     QuestionResponder.layerNone,
     SubagentRunner.layerNone
   ).pipe(Layer.merge(user))
