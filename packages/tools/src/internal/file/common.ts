@@ -352,8 +352,12 @@ export const planChange = <A, R>(
   options: ChangeOptions = {}
 ): Effect.Effect<Tool.Plan<Planned<A>>, Tool.ExecuteError, R | Services> =>
   Effect.gen(function*() {
-    const target = yield* editTarget(tool, call.filePath)
-    const worked = yield* Effect.gen(function*() {
+    const resolved = yield* locate(tool, call.filePath)
+    const shown = yield* displayPath(resolved)
+    const target = { real: resolved.real, shown }
+    // The requests (which look the workspace's protected entries up) and the change are worked
+    // out side by side: each waits on the file system most of its time.
+    const [requested, worked] = yield* Effect.all([requestsFor(resolved, shown), Effect.gen(function*() {
       const entry = yield* lookUp(tool, target.real, target.shown)
       // A file over the edit limit (write replaces any size) would be read whole a second time for
       // a diff the result only summarises: the prompt goes without it.
@@ -382,9 +386,9 @@ export const planChange = <A, R>(
       return Result.isSuccess(outcome)
         ? { entry, bytes: read?.bytes, changed: outcome.success, failure: undefined } satisfies Worked<A>
         : { entry, bytes: read?.bytes, changed: undefined, failure: outcome.failure } satisfies Worked<A>
-    }).pipe(Effect.scoped, Effect.orElseSucceed(() => undefined))
+    }).pipe(Effect.scoped, Effect.orElseSucceed(() => undefined))], { concurrency: 2 })
     const diff = worked?.changed?.diff
-    const requests = diff === undefined ? target.requests : target.requests.map((request) =>
+    const requests = diff === undefined ? requested : requested.map((request) =>
       request.permission === "edit"
         ? { ...request, display: { kind: "diff" as const, path: target.shown, diff: diff.patch } }
         : request
@@ -420,9 +424,13 @@ type Target = Effect.Success<ReturnType<typeof editTarget>>
 export const editTarget = Effect.fnUntraced(function*(tool: string, filePath: string) {
   const resolved = yield* locate(tool, filePath)
   const shown = yield* displayPath(resolved)
+  return { real: resolved.real, shown, requests: yield* requestsFor(resolved, shown) }
+})
+
+/** The requests of `editTarget` for a resolved path shown as `shown`. */
+const requestsFor = Effect.fnUntraced(function*(resolved: Workspace.Resolved, shown: string) {
   const [edit] = yield* editRequests([{ shown, real: resolved.real }], () => ({ filepath: resolved.real }))
-  const requests = withExternal(resolved, { access: "write", kind: "file" }, edit!)
-  return { real: resolved.real, shown, requests }
+  return withExternal(resolved, { access: "write", kind: "file" }, edit!)
 })
 
 /**
