@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, FileSystem } from "effect"
 import { Tool } from "@agent-tools/core"
 import { type Change, planChange, transaction } from "../../src/internal/file/common.ts"
+import { takeBuffer } from "../../src/internal/buffers.ts"
 import { call, context, memory } from "./harness.ts"
 
 const files = { "/ws/a.txt": "one\ntwo\n" }
@@ -60,4 +61,22 @@ describe("a file change's run and its plan", () => {
       assert.strictEqual(second.result, "run 2")
       assert.strictEqual(runs(), 2)
     }).pipe(Effect.provide(memory({ root: "/ws" }, files))))
+
+  it.effect("a refused change of a large file hands its read buffers back for the next call", () =>
+    Effect.gen(function*() {
+      yield* call("read", { filePath: "big.txt" })
+      const seen: Array<ArrayBufferLike> = []
+      const change: Change<string, never> = (current) => {
+        seen.push(current.bytes!.buffer)
+        return Effect.fail(new Tool.ToolError({ tool: "t", reason: "no-match", message: "refused" }))
+      }
+      const plan = yield* planChange("t", { filePath: "big.txt" }, change)
+      // Changed in between: the run reads the file again and makes the change on that read.
+      yield* FileSystem.FileSystem.use((fs) => fs.writeFileString("/ws/big.txt", "y".repeat(200_000)))
+      yield* call("read", { filePath: "big.txt" })
+      yield* Effect.flip(transaction("t", yield* context(), { filePath: "big.txt" }, change, {}, plan.state))
+      assert.strictEqual(seen.length, 2)
+      const next = [takeBuffer(200_001), takeBuffer(200_001)].map((b) => b.buffer)
+      assert.sameMembers(next, seen)
+    }).pipe(Effect.provide(memory({ root: "/ws" }, { "/ws/big.txt": "x".repeat(200_000) }))))
 })

@@ -236,6 +236,29 @@ const arraysFor = (capacity: number, keep: number) => {
   return lineArrays
 }
 
+/**
+ * Whether text[from, to) holds exactly the numbers `expected` (as `numbers` writes them), read in
+ * place: this runs for every line of every candidate block, and a match array per line was most
+ * of the memory the strategy allocated.
+ */
+const numbersAre = (text: string, from: number, to: number, expected: string): boolean => {
+  let k = 0
+  let inRun = false
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 48 && c <= 57) {
+      if (!inRun && k > 0 && expected.charCodeAt(k++) !== 44) return false
+      if (expected.charCodeAt(k++) !== c) return false
+      inRun = true
+    } else if (inRun) {
+      inRun = false
+      // The run ended: so must the expected number.
+      if (k < expected.length && expected.charCodeAt(k) !== 44) return false
+    }
+  }
+  return k === expected.length
+}
+
 export const contextAware = (doc: Doc, find: Find, misses: Array<NearMiss>): Array<Candidate> => {
   const nb = nonBlank(find)
   if (nb.length < 3) return []
@@ -284,8 +307,10 @@ export const contextAware = (doc: Doc, find: Find, misses: Array<NearMiss>): Arr
     // A line neither equal after trimming nor holding the same numbers rules the block out at once.
     let ruledOut = false
     for (let j = 0; j < nb.length && !ruledOut; j++) {
-      const t = text.slice(from[s + j]!, to[s + j]!)
-      ruledOut = t !== nb[j]!.trimmed && numbers(t) !== nb[j]!.numbers
+      const f = from[s + j]!
+      const e = to[s + j]!
+      const equal = e - f === nb[j]!.trimmed.length && text.slice(f, e) === nb[j]!.trimmed
+      ruledOut = !equal && !numbersAre(text, f, e, nb[j]!.numbers)
     }
     if (ruledOut && misses.length > 0) continue // only the first near miss is reported
     const last = s + nb.length - 1
