@@ -4,15 +4,18 @@
  * cascade (`Replacers.replace`) and through opencode's (`baseline/opencode-replace.ts`, from the
  * reference). Goals: ≤ 0.5 ms median on the drifted quote, every row ≤ 5 ms median. Extra rows:
  * an exact quote, newString written at the file's indentation, a drifted quote with a typo
- * (block-anchor territory) and a quote that is not in the file (every strategy runs), plus the
- * whole edit tool through the registry on a real disk (goal ≤ 5 ms median), beside the floors under
- * it in the same run: the same file stat'ed, read, decoded, encoded and written back (temp file +
- * rename) through the same FileSystem with no tool around it, the same without decoding (the
- * tool edits such a file on its bytes), the file-system steps of the tool's transaction alone (one
- * stat and read, temp write, rename over the file still open for reading: the least this way of
- * rewriting the file costs), and the same edit on a 54-line file (what the tool costs whatever the
- * file's size). The five are timed in turn, round after round, so the machine's load falls on them
- * alike; the tool is given Node's FileSystem as the Node layer gives it (`NativeRealPath`).
+ * (block-anchor territory) and a quote that is not in the file (every strategy runs). Then the
+ * whole edit tool through the registry on a real disk with each of those quotes (goal ≤ 5 ms
+ * median on every one: the two last are refused, after the prompt's plan worked the refusal out),
+ * beside the floors under it in the same run: the same file stat'ed, read, decoded, encoded and
+ * written back (temp file + rename) through the same FileSystem with no tool around it, the same
+ * without decoding (the tool edits such a file on its bytes), the file-system steps of the tool's
+ * transaction alone (one stat and read, temp write, rename over the file still open for reading:
+ * the least this way of rewriting the file costs), and the drifted edit on a 54-line file (what the
+ * tool costs whatever the file's size). They are timed in turn, round after round, so the
+ * machine's load falls on them alike, each with the process's CPU time per call (the machine may
+ * be shared: CPU time is inflated by other processes less than wall time); the tool is given
+ * Node's FileSystem as the Node layer gives it (`NativeRealPath`).
  *
  * Run: ./node_modules/.bin/node --conditions=agent-tools-source --expose-gc bench/edit.bench.ts
  */
