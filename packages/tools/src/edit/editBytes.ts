@@ -17,6 +17,7 @@ import { MAX_PROBES } from "./replacers/lines.ts"
 import { type FileDiff, spanDiff } from "../internal/diff.ts"
 import { applyEdit } from "./editText.ts"
 import { isUtf8 } from "../internal/text.ts"
+import { takeBuffer } from "../internal/buffers.ts"
 
 export interface ByteEdit {
   /** The file's new bytes. */
@@ -130,29 +131,19 @@ const wholeLineOutside = (
 }
 
 /**
- * `bytes` with [start, end) replaced by `middle`: made in `bytes`' own buffer when the spare room
- * after them holds the result (one file-sized allocation per edit instead of two), else copied.
+ * `bytes` with [start, end) replaced by `middle`, in a buffer of the transactions' reused ones
+ * (`bytes` stay as they are: the file as read is compared with the file again before the write).
  */
 const splice = (bytes: Uint8Array, start: number, end: number, middle: Uint8Array): Uint8Array => {
   const length = bytes.length - (end - start) + middle.length
-  if (length <= bytes.buffer.byteLength - bytes.byteOffset) {
-    const whole = new Uint8Array(bytes.buffer, bytes.byteOffset, Math.max(length, bytes.length))
-    whole.copyWithin(start + middle.length, end, bytes.length)
-    whole.set(middle, start)
-    return whole.subarray(0, length)
-  }
-  const out = new Uint8Array(length)
+  const out = takeBuffer(length).subarray(0, length)
   out.set(bytes.subarray(0, start))
   out.set(middle, start)
   out.set(bytes.subarray(end), start + middle.length)
   return out
 }
 
-/**
- * The edit on the file's `bytes`, or undefined when only the decoded file can decide it. On
- * success `bytes` may have been overwritten with the new file (see `splice`): the caller hands over
- * a buffer of its own and uses the result instead.
- */
+/** The edit on the file's `bytes`, or undefined when only the decoded file can decide it. */
 export const editBytes = (
   shown: string,
   bytes: Uint8Array,

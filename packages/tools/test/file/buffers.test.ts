@@ -23,4 +23,14 @@ describe("read buffers", () => {
     assert.notStrictEqual(takeBuffer(100_000).buffer, large.buffer)
     assert.strictEqual(takeBuffer(400_000).buffer, large.buffer)
   })
+
+  it("several spares are kept (an edit has its read, its new file and its check's read in hand), never one twice", () => {
+    const held = [takeBuffer(700_000), takeBuffer(700_000), takeBuffer(700_000)]
+    for (const b of held) giveBack(b)
+    giveBack(held[0]!) // handed back twice: still one spare
+    const again = [takeBuffer(700_000), takeBuffer(700_000), takeBuffer(700_000), takeBuffer(700_000)]
+    const reused = again.filter((b) => held.some((h) => h.buffer === b.buffer))
+    assert.strictEqual(reused.length, 3)
+    assert.strictEqual(new Set(again.map((b) => b.buffer)).size, 4)
+  })
 })

@@ -218,6 +218,47 @@ export const blockAnchor = (doc: Doc, find: Find, misses: Array<NearMiss>): Arra
 
 const isSpace = (c: number) => c === 32 || c === 9 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0xfeff
 
+// Per non-blank line of the text: its start, trimmed start and end, and line number, and the
+// votes for a block starting there. Kept from one call to the next and grown as needed: a large
+// file's arrays would otherwise be made on every call, after a pass that counts its lines.
+let lineArrays = { starts: new Int32Array(0), from: new Int32Array(0), to: new Int32Array(0), lineNo: new Int32Array(0), votes: new Int32Array(0) }
+
+const arraysFor = (capacity: number, keep: number) => {
+  const old = lineArrays
+  if (capacity <= old.starts.length) return old
+  const size = Math.max(capacity, old.starts.length * 2, 1024)
+  const grown = (a: Int32Array) => {
+    const b = new Int32Array(size)
+    b.set(a.subarray(0, keep))
+    return b
+  }
+  lineArrays = { starts: grown(old.starts), from: grown(old.from), to: grown(old.to), lineNo: grown(old.lineNo), votes: grown(old.votes) }
+  return lineArrays
+}
+
+/**
+ * Whether text[from, to) holds exactly the numbers `expected` (as `numbers` writes them), read in
+ * place: this runs for every line of every candidate block, and a match array per line was most
+ * of the memory the strategy allocated.
+ */
+const numbersAre = (text: string, from: number, to: number, expected: string): boolean => {
+  let k = 0
+  let inRun = false
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 48 && c <= 57) {
+      if (!inRun && k > 0 && expected.charCodeAt(k++) !== 44) return false
+      if (expected.charCodeAt(k++) !== c) return false
+      inRun = true
+    } else if (inRun) {
+      inRun = false
+      // The run ended: so must the expected number.
+      if (k < expected.length && expected.charCodeAt(k) !== 44) return false
+    }
+  }
+  return k === expected.length
+}
+
 export const contextAware = (doc: Doc, find: Find, misses: Array<NearMiss>): Array<Candidate> => {
   const nb = nonBlank(find)
   if (nb.length < 3) return []
@@ -233,14 +274,7 @@ export const contextAware = (doc: Doc, find: Find, misses: Array<NearMiss>): Arr
   }
   const lengths = new Set([...middle.keys()].map((k) => k.length))
   const text = doc.text
-  let lineCount = 1
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineCount++
-  // Per non-blank line: its start, trimmed start and end, line number, and the votes for a block starting there.
-  const starts = new Int32Array(lineCount)
-  const from = new Int32Array(lineCount)
-  const to = new Int32Array(lineCount)
-  const lineNo = new Int32Array(lineCount)
-  const votes = new Int32Array(lineCount)
+  let arrays = arraysFor(1024, 0)
   let count = 0
   for (let start = 0, n = 0; start <= text.length; n++) {
     let end = text.indexOf("\n", start)
@@ -250,17 +284,22 @@ export const contextAware = (doc: Doc, find: Find, misses: Array<NearMiss>): Arr
     while (a < b && isSpace(text.charCodeAt(a))) a++
     while (b > a && isSpace(text.charCodeAt(b - 1))) b--
     if (b > a) {
+      if (count === arrays.starts.length) arrays = arraysFor(count + 1, count)
+      const votes = arrays.votes
       if (lengths.has(b - a)) {
         const js = middle.get(text.slice(a, b))
         if (js !== undefined) for (const j of js) if (count >= j) votes[count - j]!++
       }
-      starts[count] = start
-      from[count] = a
-      to[count] = b
-      lineNo[count++] = n
+      // Votes only ever go to earlier lines' starts: this one's count begins now.
+      votes[count] = 0
+      arrays.starts[count] = start
+      arrays.from[count] = a
+      arrays.to[count] = b
+      arrays.lineNo[count++] = n
     }
     start = end + 1
   }
+  const { starts, from, to, lineNo, votes } = arrays
   const needed = Math.ceil((nb.length - 2) * CONTEXT_EQUAL_SHARE)
   const out: Array<Candidate> = []
   for (let s = 0; s + nb.length <= count; s++) {
@@ -268,8 +307,10 @@ export const contextAware = (doc: Doc, find: Find, misses: Array<NearMiss>): Arr
     // A line neither equal after trimming nor holding the same numbers rules the block out at once.
     let ruledOut = false
     for (let j = 0; j < nb.length && !ruledOut; j++) {
-      const t = text.slice(from[s + j]!, to[s + j]!)
-      ruledOut = t !== nb[j]!.trimmed && numbers(t) !== nb[j]!.numbers
+      const f = from[s + j]!
+      const e = to[s + j]!
+      const equal = e - f === nb[j]!.trimmed.length && text.slice(f, e) === nb[j]!.trimmed
+      ruledOut = !equal && !numbersAre(text, f, e, nb[j]!.numbers)
     }
     if (ruledOut && misses.length > 0) continue // only the first near miss is reported
     const last = s + nb.length - 1

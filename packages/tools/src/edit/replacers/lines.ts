@@ -155,17 +155,26 @@ const countUpTo = (text: string, needle: string, limit: number): number => {
   return n
 }
 
-/** Of the longest words, the one that occurs least (a word that occurs at most once ends the search). */
-const rarest = (text: string, words: ReadonlyArray<string>): string => {
+/**
+ * Of the longest words, the one that occurs least (a word that occurs at most once ends the
+ * search), and where it occurs.
+ */
+const rarest = (text: string, words: ReadonlyArray<string>): Array<number> => {
   const longest = [...new Set(words)].sort((a, b) => b.length - a.length).slice(0, MAX_PROBES)
+  // The first word that occurs at most once is the answer: looked for first, each only until it
+  // is seen twice (a frequent first word would otherwise be counted through the whole text).
+  for (const w of longest) {
+    const first = text.indexOf(w)
+    if (first === -1) return []
+    if (text.indexOf(w, first + 1) === -1) return [first]
+  }
   let best = longest[0]!
   let fewest = Infinity
   for (const w of longest) {
     const n = countUpTo(text, w, fewest)
     if (n < fewest) [best, fewest] = [w, n]
-    if (n <= 1) break
   }
-  return best
+  return allOccurrences(text, best)
 }
 
 /** Regex-escaped. */
@@ -199,8 +208,7 @@ export const whitespaceNormalized = (doc: Doc, find: Find): Array<Candidate> => 
   const keys = find.lines.map(looseKey)
   const words = find.raw.match(/[\w$]+/g)
   if (words === null) return []
-  const token = rarest(doc.text, words)
-  const whole = windowsAround(doc.text, allOccurrences(doc.text, token), keys, looseKey).map(toRegion(doc, find))
+  const whole = windowsAround(doc.text, rarest(doc.text, words), keys, looseKey).map(toRegion(doc, find))
   if (whole.length > 0 || find.lines.length !== 1) return whole
   const pattern = loosePattern(find.raw)
   if (pattern === undefined) return []

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
+import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import type { PlatformError } from "effect/PlatformError"
 import { type Events, FileTime, Tool, type Truncate, Workspace } from "@agent-tools/core"
@@ -60,9 +61,6 @@ const lookUp = Effect.fnUntraced(function*(tool: string, real: string, shown: st
   return entry satisfies Changeable
 })
 
-// Spare bytes after a file read for a change, where an edit that grows the file by less can be made in place.
-const EDIT_ROOM = 16 * 1024
-
 /** Reads the file at `real` (stat'ed as `entry`) as editable text, or fails saying what to do instead. */
 const readText = Effect.fnUntraced(function*(
   tool: string,
@@ -79,7 +77,7 @@ const readText = Effect.fnUntraced(function*(
         "Use bash (sed, a script) for changes to files this size."
     )
   }
-  const bytes = yield* readKnownSize(real, entry.size, EDIT_ROOM).pipe(
+  const bytes = yield* readKnownSize(real, entry.size).pipe(
     Effect.mapError((e) => fsFailure(tool, `Cannot read ${shown}`, e))
   )
   if (isBinary(real, bytes)) {
@@ -132,8 +130,8 @@ export interface Current {
   /** Missing, or a file (size, mode, links from the one stat). */
   readonly entry: Changeable
   /**
-   * The bytes of an existing file, as read; undefined when it is missing. The transaction's own
-   * buffer, with spare room after them: a change returning bytes may build the new file in it.
+   * The bytes of an existing file, as read; undefined when it is missing. Read only: they are
+   * compared with the file again after the change is made.
    */
   readonly bytes: Uint8Array | undefined
   /** The decoded text of an existing file (decoded on first use); undefined when it is missing. */
@@ -190,7 +188,9 @@ export const transaction = <A, R>(
 ): Effect.Effect<Committed<A>, Tool.ExecuteError, R | Services> =>
   Effect.gen(function*() {
     const { real, shown, requests } = planned?.target ?? (yield* editTarget(tool, call.filePath))
-    const worked = planned?.worked
+    // A plan's work is taken once: its buffers go back for reuse after the run.
+    const worked = planned?.worked !== undefined && !spentPlans.has(planned.worked) ? planned.worked : undefined
+    if (worked !== undefined) spentPlans.add(worked)
     yield* ctx.askAll(requests)
     const fileTime = yield* FileTime.FileTime
     const path = yield* Path.Path
@@ -199,6 +199,15 @@ export const transaction = <A, R>(
     // rename, and the close is not waited for. For an 800 KB file the rename took 0.7 ms, 0.15 ms so.
     const closeAfterRename = path.sep === "/"
     const reading = yield* Scope.make()
+    // The buffers in hand, which go back for the next call however this one ends, but the one
+    // written (FileTime holds it from then on): the reads' and a new file the plan made.
+    const held: Array<Uint8Array> = []
+    if (worked?.bytes !== undefined) held.push(worked.bytes)
+    if (worked?.changed !== undefined) held.push(worked.changed.bytes)
+    let written: Uint8Array | undefined
+    const release = Effect.sync(() => {
+      for (const b of held) if (b.buffer !== written?.buffer) giveBack(b)
+    })
     return yield* fileTime.withLock(
       real,
       Effect.gen(function*() {
@@ -207,6 +216,7 @@ export const transaction = <A, R>(
         let stale: { readonly base: Uint8Array; readonly refusal: FileTime.FileModifiedError } | undefined
         if (entry._tag === "File") {
           const bytes = yield* readText(tool, real, shown, entry, options.anySize === true).pipe(Scope.provide(reading))
+          held.push(bytes)
           if (!closeAfterRename) yield* Scope.close(reading, Exit.void)
           stale = yield* freshOrBase(tool, ctx.sessionID, real, bytes, options.rebase === true)
           let decoded: Decoded | undefined
@@ -218,35 +228,32 @@ export const transaction = <A, R>(
             }
           }
         }
-        // A re-based change gets a copy: a change on the bytes may build the new file in its buffer,
-        // and the bytes read are compared with the result afterwards.
-        const given = stale === undefined ? read?.bytes : read?.bytes.slice()
         const current: Current = {
           shown,
           real,
           entry,
-          bytes: given,
+          bytes: read?.bytes,
           get decoded() {
             return read?.decoded
           }
         }
-        // The plan's change, when the file is still what the plan read (then nothing is worked out twice).
-        const reuse = worked !== undefined && stale === undefined && sameFile(worked, entry, read?.bytes)
-        const changed = reuse ? worked.changed : yield* (stale === undefined
+        // The plan's change, when the file is still what the plan read (then nothing is worked out
+        // twice): its result, or the refusal it ended in (a change depends on the file alone).
+        const same = worked !== undefined && stale === undefined && sameFile(worked, entry, read?.bytes)
+        if (same && worked.failure !== undefined && entry._tag === "File") return yield* worked.failure
+        const reuse = same && worked.changed !== undefined ? worked.changed : undefined
+        const changed = reuse !== undefined ? reuse : yield* (stale === undefined
           ? change(current)
           // On the current content the edit may no longer apply: the file changed where it edits.
           : Effect.mapError(change(current), () => staleError(tool, stale.refusal)))
-        const { bytes, diff } = reuse ? worked.changed : yield* resolve(tool, shown, read, changed)
+        const { bytes, diff } = reuse !== undefined ? reuse : yield* resolve(tool, shown, read, changed)
         // UTF-16 is not compared by lines of bytes: refused as before.
         const utf16 = read !== undefined && ((read.bytes[0] === 0xff && read.bytes[1] === 0xfe) || (read.bytes[0] === 0xfe && read.bytes[1] === 0xff))
         if (stale !== undefined && read !== undefined && (utf16 || overlapping(stale.base, read.bytes, bytes))) {
           return yield* staleError(tool, stale.refusal)
         }
+        written = bytes
         yield* commit(tool, ctx.sessionID, real, bytes, entry)
-        // The read buffer that holds nothing written goes back for the next call: this read's when
-        // the plan's change was written, else the plan's.
-        if (reuse && read !== undefined) giveBack(read.bytes)
-        else if (!reuse && worked !== undefined) giveBack(worked.changed.bytes)
         return {
           shown,
           real,
@@ -258,7 +265,10 @@ export const transaction = <A, R>(
         } satisfies Committed<A>
       }).pipe(
         Effect.onExit((exit) =>
-          exit._tag === "Success" ? Effect.asVoid(Effect.forkDetach(Scope.close(reading, exit))) : Scope.close(reading, exit)
+          Effect.andThen(
+            release,
+            exit._tag === "Success" ? Effect.asVoid(Effect.forkDetach(Scope.close(reading, exit))) : Scope.close(reading, exit)
+          )
         )
       )
     )
@@ -293,8 +303,16 @@ const resolve = <A>(
   )
 }
 
+interface BufferHost {
+  readonly Buffer?: { readonly compare: (a: Uint8Array, b: Uint8Array) => number }
+}
+// A native comparison where the runtime has one (Node, Bun, Deno): a byte loop in JS takes
+// milliseconds on a file of a few hundred KB.
+const nativeCompare = (globalThis as BufferHost).Buffer?.compare
+
 const sameBytes = (a: Uint8Array, b: Uint8Array) => {
   if (a.length !== b.length) return false
+  if (nativeCompare !== undefined) return nativeCompare(a, b) === 0
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true
 }
@@ -308,10 +326,15 @@ const sameFile = (worked: Worked<unknown>, entry: Changeable, bytes: Uint8Array 
 
 interface Worked<A> {
   readonly entry: Changeable
-  /** A copy of the bytes the plan read (the change may have built the new file in its buffer). */
+  /** The bytes the plan read. */
   readonly bytes: Uint8Array | undefined
-  readonly changed: ChangedBytes<A>
+  /** The change made on them, or the refusal it ended in. */
+  readonly changed: ChangedBytes<A> | undefined
+  readonly failure: Tool.ToolError | undefined
 }
+
+// The plans whose work a transaction has taken over.
+const spentPlans = new WeakSet<Worked<unknown>>()
 
 /**
  * A file change worked out before it is asked: the file it writes with the call's requests, the
@@ -338,17 +361,19 @@ export const planChange = <A, R>(
   options: ChangeOptions = {}
 ): Effect.Effect<Tool.Plan<Planned<A>>, Tool.ExecuteError, R | Services> =>
   Effect.gen(function*() {
-    const target = yield* editTarget(tool, call.filePath)
-    const worked = yield* Effect.gen(function*() {
+    const resolved = yield* locate(tool, call.filePath)
+    const shown = yield* displayPath(resolved)
+    const target = { real: resolved.real, shown }
+    // The requests (which look the workspace's protected entries up) and the change are worked
+    // out side by side: each waits on the file system most of its time.
+    const [requested, worked] = yield* Effect.all([requestsFor(resolved, shown), Effect.gen(function*() {
       const entry = yield* lookUp(tool, target.real, target.shown)
       // A file over the edit limit (write replaces any size) would be read whole a second time for
       // a diff the result only summarises: the prompt goes without it.
       if (entry._tag === "File" && entry.size > MAX_EDIT_BYTES) return undefined
       let read: { readonly bytes: Uint8Array; readonly decoded: Decoded } | undefined
-      let copy: Uint8Array | undefined
       if (entry._tag === "File") {
         const bytes = yield* readText(tool, target.real, target.shown, entry, options.anySize === true)
-        copy = bytes.slice()
         let decoded: Decoded | undefined
         read = {
           bytes,
@@ -366,12 +391,15 @@ export const planChange = <A, R>(
           return read?.decoded
         }
       }
-      const changed = yield* resolve(tool, target.shown, read, yield* change(current))
-      return { entry, bytes: copy, changed } satisfies Worked<A>
-    }).pipe(Effect.scoped, Effect.orElseSucceed(() => undefined))
-    const requests = worked === undefined ? target.requests : target.requests.map((request) =>
+      const outcome = yield* Effect.result(Effect.flatMap(change(current), (changed) => resolve(tool, target.shown, read, changed)))
+      return Result.isSuccess(outcome)
+        ? { entry, bytes: read?.bytes, changed: outcome.success, failure: undefined } satisfies Worked<A>
+        : { entry, bytes: read?.bytes, changed: undefined, failure: outcome.failure } satisfies Worked<A>
+    }).pipe(Effect.scoped, Effect.orElseSucceed(() => undefined))], { concurrency: 2 })
+    const diff = worked?.changed?.diff
+    const requests = diff === undefined ? requested : requested.map((request) =>
       request.permission === "edit"
-        ? { ...request, display: { kind: "diff" as const, path: target.shown, diff: worked.changed.diff.patch } }
+        ? { ...request, display: { kind: "diff" as const, path: target.shown, diff: diff.patch } }
         : request
     )
     return { requests, state: { target: { ...target, requests }, worked } }
@@ -405,9 +433,13 @@ type Target = Effect.Success<ReturnType<typeof editTarget>>
 export const editTarget = Effect.fnUntraced(function*(tool: string, filePath: string) {
   const resolved = yield* locate(tool, filePath)
   const shown = yield* displayPath(resolved)
+  return { real: resolved.real, shown, requests: yield* requestsFor(resolved, shown) }
+})
+
+/** The requests of `editTarget` for a resolved path shown as `shown`. */
+const requestsFor = Effect.fnUntraced(function*(resolved: Workspace.Resolved, shown: string) {
   const [edit] = yield* editRequests([{ shown, real: resolved.real }], () => ({ filepath: resolved.real }))
-  const requests = withExternal(resolved, { access: "write", kind: "file" }, edit!)
-  return { real: resolved.real, shown, requests }
+  return withExternal(resolved, { access: "write", kind: "file" }, edit!)
 })
 
 /**

@@ -49,15 +49,13 @@ export const inspect = Effect.fnUntraced(function*(file: string): Effect.fn.Retu
  * buffer one byte larger than `size` (a regular file reads short only at its end, so the spare
  * byte staying empty proves the end was reached), and the close when the caller's scope closes —
  * two file-system round trips fewer than `readFile`, which stats the open file again and reads in
- * 512 KiB chunks. A file that grew since the stat is read on to its end. `room` spare bytes are
- * left after the file's (an edit can make the new file in the same buffer instead of allocating a
- * second file-sized one). The buffer may be a reused one, longer than asked: only the bytes
- * returned are the file's.
+ * 512 KiB chunks. A file that grew since the stat is read on to its end. The buffer may be a
+ * reused one, longer than asked: only the bytes returned are the file's.
  */
-export const readKnownSize = Effect.fnUntraced(function*(file: string, size: number, room = 0) {
+export const readKnownSize = Effect.fnUntraced(function*(file: string, size: number) {
   const fs = yield* FileSystem.FileSystem
   const handle = yield* fs.open(file, { flag: "r" })
-  let buffer = takeBuffer(size + 1 + room)
+  let buffer = takeBuffer(size + 1)
   let filled = 0
   for (;;) {
     const n = yield* handle.read(buffer.subarray(filled))
