@@ -1,0 +1,2 @@
+export { layer } from "./layer.ts"
+export type { Options } from "./layer.ts"
