@@ -14,7 +14,7 @@ import * as Path from "effect/Path"
 import * as Result from "effect/Result"
 import { ChildProcessSpawner } from "effect/process"
 import * as z from "zod"
-import { Jobs, Permission, ProtectedPaths, Sandbox, Tool, Truncate, TrustedProgram, Workspace } from "@agent-tools/core"
+import { Jobs, Permission, ProtectedPaths, Sandbox, Terminal, Tool, Truncate, TrustedProgram, Workspace } from "@agent-tools/core"
 import { BashAnalyzer } from "./analyzer.ts"
 import { binaryOutputText } from "./binaryOutput.ts"
 import { BashConfig, environment, NON_INTERACTIVE_ENV } from "./config.ts"
@@ -28,7 +28,7 @@ import { blockedNote, blockedPaths } from "./sandboxBlocked.ts"
 import { networkAccess } from "./networkAccess.ts"
 import { runsOffline } from "./offline.ts"
 import { sandboxPolicy } from "./sandboxPolicy.ts"
-import { startInBackground, toToolError } from "../internal/jobs/start.ts"
+import { checkAvailable, startInBackground, toToolError } from "../internal/jobs/start.ts"
 import { select, ShellNotFoundError } from "./shell.ts"
 
 /** A terminal job's size when the call gives none. */
@@ -84,6 +84,7 @@ export const BashTool = Tool.define(
     const permission = yield* Permission.Permission
     const sandbox = yield* Sandbox.Sandbox
     const jobs = yield* Jobs.Jobs
+    const terminal = yield* Terminal.Terminal
     const env = yield* environment(config)
     const limits = truncate.limits({ tool: "bash", toolDefaults: TRUNCATION })
     const provide = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -151,6 +152,7 @@ export const BashTool = Tool.define(
       if (Result.isFailure(shell)) return yield* fail("unavailable", shell.failure.message, shell.failure)
       yield* refused
       yield* checkShell(shell.success.path)
+      if (args.run_in_background === true) yield* checkAvailable(jobs, terminal, { tty: args.tty === true })
       const { cwd, planned } = given ?? (yield* analysePlan(args))
       yield* ctx.askAll(planned.requests)
       // After the asks: every outside path of the plan is approved for this call.

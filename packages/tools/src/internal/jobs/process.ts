@@ -50,9 +50,14 @@ const fail = (reason: Jobs.JobError["reason"], message: string, cause?: unknown)
 
 /**
  * Run by `/bin/sh` with the spill file as `$0` and the program's argv after it: its stdout and
- * stderr become that file (appending), then it replaces the shell (same pid and group).
+ * stderr become that file (appending), and its stdin a FIFO that `cat` fills from this process's
+ * pipe (removed once opened; an asynchronous command's stdin is
+ * /dev/null unless redirected, hence fd 3); then it replaces the shell (same pid and group). The job's stdin
+ * must not be the socket Node's pipe is: bash reads ~/.bashrc when its stdin is a socket (it takes
+ * itself for a shell started by rshd or sshd).
  */
-const REDIRECT = 'exec "$@" >>"$0" 2>&1'
+const REDIRECT =
+  'exec >>"$0" 2>&1 3<&0; f="$0.in"; mkfifo -m 600 "$f" || exit 125; cat <&3 >"$f" 3<&- & exec 0<"$f" 3<&-; rm -f "$f"; exec "$@"'
 
 /** The spawner fails `exitCode` with a cause "…receipt of signal: 'SIGTERM'" for a signal death. */
 const signalOf = (error: PlatformError): string => {

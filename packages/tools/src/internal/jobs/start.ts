@@ -6,7 +6,7 @@
  * call: the call's abort signal no longer reaches it once the call returned.
  */
 import * as Effect from "effect/Effect"
-import { Jobs, type Sandbox, Tool, Truncate } from "@agent-tools/core"
+import { Jobs, type Sandbox, type Terminal, Tool, Truncate } from "@agent-tools/core"
 import type { Analysis } from "../../bash/analysis.ts"
 import { kindOf } from "./kind.ts"
 import { report } from "./report.ts"
@@ -38,6 +38,22 @@ const toolError = (e: Jobs.JobError) =>
 /** A job error as the tool error of `tool`. */
 export const toToolError = (tool: string) => (e: Jobs.JobError) =>
   new Tool.ToolError({ tool, reason: toolError(e), message: e.message, cause: e })
+
+/**
+ * Refuses a background call before anything is asked when it cannot run here: no jobs in this
+ * composition, or no terminal for a `tty` job (each with its reason).
+ */
+export const checkAvailable = Effect.fn("Jobs.checkAvailable")(function*(
+  jobs: Jobs.Service,
+  terminal: Terminal.Service,
+  request: { readonly tty: boolean }
+) {
+  const fail = (message: string) => new Tool.ToolError({ tool: "bash", reason: "unavailable", message })
+  if (!jobs.available.ok) return yield* fail(jobs.available.reason)
+  if (!request.tty) return
+  const available = yield* terminal.available
+  if (!available.ok) return yield* fail(`tty is not available here: ${available.reason}`)
+})
 
 export const startInBackground = Effect.fn("Jobs.startInBackground")(function*(ctx: Tool.Context, o: BackgroundOptions) {
   const jobs = yield* Jobs.Jobs
