@@ -15,7 +15,8 @@ import { follow } from "./follow.ts"
 import { start as startJob, type Running } from "./job.ts"
 import { spawn } from "./process.ts"
 
-export interface Options extends Partial<Jobs.Limits> {
+/** The limits (each defaults to `Jobs.defaults`), and how jobs are killed. */
+export type Options = { readonly [K in keyof Jobs.Limits]?: Jobs.Limits[K] | undefined } & {
   /** The platform killing follows (default: the running one). */
   readonly platform?: string | undefined
   /** SIGTERM → SIGKILL grace in ms (default 500). */
