@@ -6,15 +6,18 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
-import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { Truncate } from "@agent-tools/core"
 import type { Source } from "./process.ts"
 
 /** Bytes read from the spill file at a time. */
 const CHUNK = 1024 * 1024
-/** How often a file with nothing new is read again, in ms. */
-const POLL_INTERVAL = 20
+/**
+ * How long to wait before reading a file with nothing new again, in ms: short just after output
+ * (a job's first line, an answer to input, arrives soon), growing to the longest while it is quiet.
+ */
+const POLL_SHORTEST = 2
+const POLL_LONGEST = 20
 /** Reads between two polls of the capture, which cuts a runaway spill back to the store's cap. */
 const CAPTURE_EVERY = 50
 
@@ -25,29 +28,62 @@ export interface Following {
   readonly finish: Effect.Effect<Truncate.Result | undefined>
 }
 
+/** Where followed output goes: the job's ring (and live stream). */
+export interface Sink {
+  /** Takes `bytes` (copying what it keeps: the buffer is reused). */
+  readonly push: (bytes: Uint8Array) => void
+  /** Bytes printed that need not be read: more than the ring keeps is still to come. */
+  readonly skip: (n: number) => void
+  /** How many bytes of the end are kept. */
+  readonly keep: number
+}
+
 export const follow = (
   source: Source,
-  push: (bytes: Uint8Array) => void,
+  sink: Sink,
   ended: () => boolean,
   truncation: Truncate.Options | undefined
 ): Effect.Effect<Following, never, FileSystem.FileSystem | Truncate.Truncate> =>
-  source._tag === "file" ? followFile(source.capture, push, ended) : followStream(source.stream, push, truncation)
+  source._tag === "file" ? followFile(source.capture, sink, ended) : followStream(source.stream, sink.push, truncation)
 
-const followFile = (capture: Truncate.Capture, push: (bytes: Uint8Array) => void, ended: () => boolean) =>
+/**
+ * Once the job has ended, the rest of the file is finite: only its last `keep` bytes are read (the
+ * ring would drop the others), so a follower far behind a fast writer still ends at once.
+ */
+const skipToEnd = (file: FileSystem.File, sink: Sink) =>
+  Effect.gen(function*() {
+    const position = yield* file.seek(0n, "current")
+    const size = (yield* file.stat).size
+    const behind = Number(size - position)
+    if (behind <= sink.keep) return
+    yield* file.seek(BigInt(behind - sink.keep), "current")
+    sink.skip(behind - sink.keep)
+  }).pipe(Effect.ignore)
+
+const followFile = (capture: Truncate.Capture, sink: Sink, ended: () => boolean) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const run = Effect.scoped(Effect.gen(function*() {
       const file = yield* fs.open(capture.path, { flag: "r" })
+      // One buffer for every read: the sink copies what it keeps.
+      const buffer = new Uint8Array(CHUNK)
       let reads = 0
+      let quiet = 0
+      let finishing = false
       while (true) {
-        const chunk = yield* file.readAlloc(CHUNK).pipe(Effect.orElseSucceed(() => Option.none<Uint8Array>()))
+        if (!finishing && ended()) {
+          finishing = true
+          yield* skipToEnd(file, sink)
+        }
+        const n = yield* file.read(buffer).pipe(Effect.orElseSucceed(() => 0))
         if (++reads % CAPTURE_EVERY === 0) yield* Effect.uninterruptible(capture.poll)
-        if (Option.isSome(chunk) && chunk.value.length > 0) {
-          push(chunk.value)
+        if (n > 0) {
+          sink.push(buffer.subarray(0, n))
+          quiet = 0
           continue
         }
-        if (ended()) return
-        yield* Effect.sleep(Duration.millis(POLL_INTERVAL))
+        if (finishing) return
+        yield* Effect.sleep(Duration.millis(Math.min(POLL_LONGEST, POLL_SHORTEST + quiet++)))
       }
     })).pipe(Effect.catch(() => Effect.void))
     return { run, finish: capture.finish } satisfies Following

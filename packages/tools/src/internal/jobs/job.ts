@@ -14,12 +14,10 @@ import * as PubSub from "effect/PubSub"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Events, Jobs } from "@agent-tools/core"
-import type { Following } from "./follow.ts"
+import type { Following, Sink } from "./follow.ts"
 import type { Exited, Proc } from "./process.ts"
 import { Ring } from "./ring.ts"
 
-/** How often a read waiting for output looks again, in ms. */
-const READ_POLL = 20
 /** The most a job's output may take to end once its tree was killed, in ms. */
 const DRAIN_BOUND = 2_000
 /** Chunks a slow live-output subscriber may fall behind before it loses the oldest. */
@@ -33,7 +31,7 @@ export interface JobSetup {
   readonly proc: Proc
   readonly events: Events.Events["Service"]
   /** Builds the follower once the ring exists. */
-  readonly follow: (push: (bytes: Uint8Array) => void, ended: () => boolean) => Effect.Effect<Following>
+  readonly follow: (sink: Sink, ended: () => boolean) => Effect.Effect<Following>
 }
 
 export interface Running {
@@ -60,12 +58,25 @@ export const start = Effect.fn("Jobs.startJob")(function*(setup: JobSetup) {
   let ended = false
   let status: Jobs.Status = { _tag: "running" }
   let outputPath: string | undefined = proc.source._tag === "file" ? proc.source.capture.path : undefined
+  // Resolved (and replaced) whenever output arrives or the job ends: a waiting read wakes at once.
+  let changed = Deferred.makeUnsafe<void>()
+  const notify = () => {
+    Deferred.doneUnsafe(changed, Effect.void)
+    changed = Deferred.makeUnsafe<void>()
+  }
+  // The live stream copies a chunk only while someone follows it.
+  let listeners = 0
   const push = (bytes: Uint8Array) => {
     ring.push(bytes)
     lastOutput = Date.now()
-    PubSub.publishUnsafe(live, bytes)
+    if (listeners > 0) PubSub.publishUnsafe(live, bytes.slice())
+    notify()
   }
-  const following = yield* setup.follow(push, () => ended)
+  const skip = (n: number) => {
+    ring.skip(n)
+    notify()
+  }
+  const following = yield* setup.follow({ push, skip, keep: limits.ringBytes }, () => ended)
   const follower = yield* Effect.forkIn(following.run, scope)
   const stopping = yield* Deferred.make<Jobs.KillReason>()
   const done = yield* Deferred.make<void>()
@@ -85,6 +96,7 @@ export const start = Effect.fn("Jobs.startJob")(function*(setup: JobSetup) {
     const result = yield* following.finish
     outputPath = result?.outputPath
     status = statusOf(exit, first.reason)
+    notify()
     yield* Scope.close(scope, Exit.void)
     yield* PubSub.shutdown(live)
     yield* events.publish({ _tag: "JobExited", jobID: id, sessionID: options.sessionID, status })
@@ -95,8 +107,11 @@ export const start = Effect.fn("Jobs.startJob")(function*(setup: JobSetup) {
   const read = (o: Jobs.ReadOptions): Effect.Effect<Jobs.Read> =>
     Effect.gen(function*() {
       const until = (yield* Clock.currentTimeMillis) + o.waitMs
-      while (!ring.unread && status._tag === "running" && (yield* Clock.currentTimeMillis) < until) {
-        yield* Effect.sleep(Duration.millis(READ_POLL))
+      while (!ring.unread && status._tag === "running") {
+        const wake = changed
+        const left = until - (yield* Clock.currentTimeMillis)
+        if (left <= 0) break
+        yield* Deferred.await(wake).pipe(Effect.timeoutOption(Duration.millis(left)))
       }
       const taken = ring.take()
       return { bytes: taken.bytes, omittedBytes: taken.omitted, status, totalBytes: ring.total, outputPath } satisfies Jobs.Read
@@ -116,7 +131,9 @@ export const start = Effect.fn("Jobs.startJob")(function*(setup: JobSetup) {
     resize: proc.resize,
     screen: proc.screen,
     kill: Effect.andThen(Effect.andThen(stop("killed"), Deferred.await(done)), read({ waitMs: 0 })),
-    output: Stream.fromPubSub(live)
+    output: Stream.unwrap(
+      Effect.acquireRelease(Effect.sync(() => listeners++), () => Effect.sync(() => listeners--)).pipe(Effect.as(Stream.fromPubSub(live)))
+    )
   }
   return { job, stop, done: Deferred.await(done) } satisfies Running
 })

@@ -69,7 +69,7 @@ const make = Effect.fn("Jobs.make")(function*(options: Options) {
           scope,
           proc,
           events,
-          follow: (push, ended) => follow(proc.source, push, ended, o.truncation).pipe(Effect.provideContext(services))
+          follow: (sink, ended) => follow(proc.source, sink, ended, o.truncation).pipe(Effect.provideContext(services))
         })
       }).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
     }).pipe(Effect.provideContext(services), Effect.provideService(Terminal.Terminal, terminal))

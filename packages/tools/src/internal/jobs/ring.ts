@@ -30,6 +30,13 @@ export class Ring {
     this.filled = Math.min(size, this.filled + part.length)
   }
 
+  /** Counts `n` bytes that were printed but never kept (the ring would have dropped them anyway). */
+  skip(n: number): void {
+    this.total += n
+    this.at = 0
+    this.filled = 0
+  }
+
   /** Whether bytes arrived since the last read. */
   get unread(): boolean {
     return this.total > this.readAt
