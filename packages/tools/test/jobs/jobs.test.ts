@@ -6,7 +6,8 @@
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Fiber, Layer, Option, Scope, Stream } from "effect"
+import { Events, Jobs } from "@agent-tools/core"
 import { alive, base, bg, call, gone, idOf, pidIn, root, sessionLayer, type Setup } from "./support.ts"
 
 afterAll(() => rmSync(base, { recursive: true, force: true }))
@@ -70,6 +71,41 @@ describe("background jobs: output", () => {
       assert.isTrue(Exit.isFailure(other))
       assert.include(JSON.stringify(other), "no job")
     }))
+})
+
+describe("background jobs: for a UI", () => {
+  live("a job's output is a live stream", {}, () =>
+    Effect.gen(function*() {
+      const { result } = yield* call("bash", bg("read x; echo \"got $x\"; read y"))
+      const job = yield* Jobs.Jobs.use((jobs) => jobs.get("s", idOf(result)))
+      const seen = yield* job.output.pipe(
+        Stream.decodeText(),
+        Stream.scan(() => "", (all: string, text: string) => all + text),
+        Stream.takeUntil((all) => all.includes("got hello")),
+        Stream.runLast,
+        Effect.forkChild
+      )
+      // Gives the subscriber its turn before the job prints.
+      yield* Effect.sleep("100 millis")
+      yield* call("bash_output", { id: idOf(result), input: "hello\n" })
+      assert.include(Option.getOrThrow(yield* Fiber.join(seen)), "got hello")
+    }))
+
+  it.live("JobStarted and JobExited go to Events", () =>
+    Effect.gen(function*() {
+      const events = yield* Events.Events
+      const collected = yield* events.subscribe.pipe(
+        Stream.filter((e) => e._tag === "JobStarted" || e._tag === "JobExited"),
+        Stream.take(2),
+        Stream.runCollect,
+        Effect.forkChild
+      )
+      yield* Effect.sleep("100 millis")
+      const { result } = yield* call("bash", bg("exit 4"))
+      const [started, exited] = yield* Fiber.join(collected)
+      assert.deepStrictEqual(started, { _tag: "JobStarted", jobID: idOf(result), sessionID: "s", command: "exit 4", tty: false })
+      assert.deepStrictEqual(exited, { _tag: "JobExited", jobID: idOf(result), sessionID: "s", status: { _tag: "exited", code: 4 } })
+    }).pipe(Effect.provide(sessionLayer({ events: Events.layer() })), Effect.scoped), 30_000)
 })
 
 describe("background jobs: nothing outlives them", () => {

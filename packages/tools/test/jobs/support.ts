@@ -17,6 +17,8 @@ export interface Setup {
   readonly jobs?: BackgroundJobs.Options
   readonly terminal?: Terminal.Service
   readonly sandbox?: Layer.Layer<Sandbox.Sandbox>
+  /** The event bus (default: one that drops every event). */
+  readonly events?: Layer.Layer<Events.Events>
 }
 
 export const ALLOW_ALL: Permission.Ruleset = [{ permission: "*", pattern: "*", action: "allow" }]
@@ -33,7 +35,7 @@ export const servicesLayer = (setup: Setup = {}) =>
     setup.terminal === undefined ? Layer.empty : Layer.succeed(Terminal.Terminal, setup.terminal)
   ).pipe(
     Layer.provideMerge(SpillStorage.layer({ dir: spillDir, direct: true })),
-    Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Events.layerNoop, ModuleLoader.layerMemory({}))),
+    Layer.provideMerge(Layer.mergeAll(NodeServices.layer, setup.events ?? Events.layerNoop, ModuleLoader.layerMemory({}))),
     Layer.provideMerge(setup.sandbox ?? Sandbox.layerNone("these tests run commands unconfined"))
   )
 
