@@ -27,6 +27,9 @@ export const BashKillTool = Tool.define(
       const r = report(job, read, { limits: truncate.limits({ ...ctx.truncation, tool: TOOL }), note })
       return { title: job.id, output: r.output, metadata: r.metadata }
     })
-    return { description: DESCRIPTION, parameters, execute, annotations: { destructive: true } } satisfies Tool.Def<typeof parameters>
+    // Nothing to ask: it ends a job this session started (and asked for).
+    return { description: DESCRIPTION, parameters, requests: () => Effect.succeed([]), execute, annotations: { destructive: true } } satisfies Tool.Def<
+      typeof parameters
+    >
   })
 )

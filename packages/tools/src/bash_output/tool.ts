@@ -70,6 +70,8 @@ export const BashOutputTool: Tool.Definition<
     return {
       description: describe({ maxWait: MAX_WAIT, defaultWait: DEFAULT_WAIT }),
       parameters,
+      // Nothing of its own to ask: the job's start was asked, and input that is code is asked when written.
+      requests: () => Effect.succeed([]),
       execute,
       annotations: { destructive: true }
     } satisfies Tool.Def<typeof parameters>
