@@ -41,15 +41,15 @@ export const parameters = z.object({
   workdir: z.string().optional().describe(
     "The working directory to run the command in. Defaults to the workspace root. Use this instead of 'cd' commands."
   ),
+  description: z.string().describe(
+    "Clear, concise description of what this command does in 5-10 words. Examples:\nInput: ls\nOutput: Lists files in current directory\n\nInput: git status\nOutput: Shows working tree status\n\nInput: npm install\nOutput: Installs package dependencies\n\nInput: mkdir foo\nOutput: Creates directory 'foo'"
+  ),
   run_in_background: z.boolean().optional().describe(
     "Run the command as a background job of this session (a server, a watcher, a REPL): returns after its first output with a job id for bash_output and bash_kill"
   ),
   tty: z.boolean().optional().describe("With run_in_background: run the job on a pseudo-terminal (REPLs, prompts, full-screen programs)"),
   cols: z.number().int().min(2).max(1000).optional().describe(`With tty: the terminal's columns (default ${TTY_COLS})`),
-  rows: z.number().int().min(2).max(1000).optional().describe(`With tty: the terminal's rows (default ${TTY_ROWS})`),
-  description: z.string().describe(
-    "Clear, concise description of what this command does in 5-10 words. Examples:\nInput: ls\nOutput: Lists files in current directory\n\nInput: git status\nOutput: Shows working tree status\n\nInput: npm install\nOutput: Installs package dependencies\n\nInput: mkdir foo\nOutput: Creates directory 'foo'"
-  )
+  rows: z.number().int().min(2).max(1000).optional().describe(`With tty: the terminal's rows (default ${TTY_ROWS})`)
 }).superRefine((args, check) => {
   if (args.tty === true && args.run_in_background !== true) {
     check.addIssue({ code: "custom", path: ["tty"], message: "tty needs run_in_background: true (a terminal job runs in the background)" })

@@ -476,7 +476,7 @@ describe("bash tool: what it runs", () => {
   it.effect("describes itself with the parameters opencode uses", () =>
     Effect.gen(function*() {
       const tool = yield* Tool.build(Bash.BashTool)
-      assert.deepStrictEqual(Object.keys((tool.jsonSchema as { properties: object }).properties), ["command", "timeout", "workdir", "description"])
+      assert.deepStrictEqual(Object.keys((tool.jsonSchema as { properties: object }).properties), ["command", "timeout", "workdir", "description", "run_in_background", "tty", "cols", "rows"])
       assert.deepStrictEqual((tool.jsonSchema as { required: Array<string> }).required, ["command", "description"])
       assert.include(tool.description, `All commands run in ${root} by default`)
       assert.include(tool.description, "commands time out after 120000ms")
