@@ -175,7 +175,12 @@ export const BashTool = Tool.define(
           description: args.description,
           analysis: planned.analysis,
           cwd,
-          program: { command: shell.success.path, args: ["-c", args.command], env: { ...NON_INTERACTIVE_ENV, ...config.env } },
+          program: {
+            command: shell.success.path,
+            args: ["-c", args.command],
+            // A terminal job's terminal is an xterm (the emulator that renders its screen is one).
+            env: { ...NON_INTERACTIVE_ENV, ...config.env, ...(args.tty === true ? { TERM: "xterm-256color" } : {}) }
+          },
           sandbox: { service: sandbox, policy },
           tty: args.tty === true ? { cols: args.cols ?? TTY_COLS, rows: args.rows ?? TTY_ROWS } : undefined,
           truncation,

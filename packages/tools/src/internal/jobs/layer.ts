@@ -57,6 +57,17 @@ const make = Effect.fn("Jobs.make")(function*(options: Options) {
   const running = (sessionID: string) =>
     Effect.map(Effect.forEach(ofSession(sessionID), (r) => r.job.status), (all) => all.filter((s) => s._tag === "running").length)
 
+  /**
+   * Ended jobs stay readable (their last output, their status) until the session has more than
+   * `maxJobs` of them: then the oldest are forgotten, so a long session's memory stays bounded.
+   */
+  const forgetEnded = (sessionID: string) =>
+    Effect.gen(function*() {
+      const ended: Array<Running> = []
+      for (const r of ofSession(sessionID)) if ((yield* r.job.status)._tag !== "running") ended.push(r)
+      for (const r of ended.slice(0, Math.max(0, ended.length - limits.maxJobs))) jobs.delete(key(sessionID, r.job.id))
+    })
+
   const launch = (o: Jobs.StartOptions, id: string) =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
@@ -85,6 +96,7 @@ const make = Effect.fn("Jobs.make")(function*(options: Options) {
     // The start is not interrupted half way (a call aborted then would leave an unowned process).
     const r = yield* Effect.uninterruptible(launch(o, id))
     jobs.set(key(o.sessionID, id), r)
+    yield* forgetEnded(o.sessionID)
     yield* events.publish({ _tag: "JobStarted", jobID: id, sessionID: o.sessionID, command: o.command, tty: o.tty !== undefined })
     return r.job
   })

@@ -94,7 +94,7 @@ const spawnTerminal = Effect.fnUntraced(function*(
     command: wrapped.command,
     args: wrapped.args,
     cwd: options.cwd,
-    env: { TERM: "xterm-256color", ...(wrapped.env ?? options.program.env ?? {}) },
+    env: wrapped.env ?? options.program.env ?? {},
     cols: size.cols,
     rows: size.rows
   }).pipe(
