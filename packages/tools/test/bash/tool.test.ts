@@ -186,6 +186,8 @@ describe("bash tool: results", () => {
     Effect.gen(function*() {
       const { result } = yield* call(args("echo PROGRESS-MARK; sleep 30", { timeout: 1_000 }))
       assert.match(result.output, /^PROGRESS-MARK\n\n<bash_metadata>\nCommand timed out after 1000 ms/)
+      // A command that runs until stopped (a server, a watcher) is pointed to a background job.
+      assert.include(result.output, "belongs in the background (run_in_background: true, then bash_output)")
       assert.deepStrictEqual([result.metadata.reason, result.metadata.exit, result.metadata.timeout], ["timeout", null, 1_000])
     }))
 
