@@ -53,7 +53,8 @@ export const start = Effect.fn("Jobs.startJob")(function*(setup: JobSetup) {
   const { id, options, limits, scope, proc, events } = setup
   const ring = new Ring(limits.ringBytes)
   const live = yield* PubSub.sliding<Uint8Array>(LIVE_CAPACITY)
-  let lastOutput = yield* Clock.currentTimeMillis
+  const clock = yield* Clock.Clock
+  let lastOutput = clock.currentTimeMillisUnsafe()
   const startedAt = lastOutput
   let ended = false
   let status: Jobs.Status = { _tag: "running" }
@@ -68,7 +69,7 @@ export const start = Effect.fn("Jobs.startJob")(function*(setup: JobSetup) {
   let listeners = 0
   const push = (bytes: Uint8Array) => {
     ring.push(bytes)
-    lastOutput = Date.now()
+    lastOutput = clock.currentTimeMillisUnsafe()
     if (listeners > 0) PubSub.publishUnsafe(live, bytes.slice())
     notify()
   }
@@ -89,7 +90,10 @@ export const start = Effect.fn("Jobs.startJob")(function*(setup: JobSetup) {
     )
     // Whatever it left running ends with it: a job's tree never outlives the job.
     yield* proc.terminate
-    const exit = first.exit ?? (yield* proc.exited.pipe(Effect.timeoutOption(Duration.millis(DRAIN_BOUND)), Effect.map((o) => o._tag === "Some" ? o.value : { code: null, signal: "SIGKILL" })))
+    const exit = first.exit ?? (yield* proc.exited.pipe(
+      Effect.timeoutOption(Duration.millis(DRAIN_BOUND)),
+      Effect.map((o): Exited => o._tag === "Some" ? o.value : { code: null, signal: "SIGKILL" })
+    ))
     ended = true
     yield* Fiber.await(follower).pipe(Effect.timeoutOption(Duration.millis(DRAIN_BOUND)))
     yield* Fiber.interrupt(follower)
@@ -104,18 +108,17 @@ export const start = Effect.fn("Jobs.startJob")(function*(setup: JobSetup) {
   yield* Effect.forkDetach(supervise)
   yield* watchdog(limits, startedAt, () => lastOutput, stop).pipe(Effect.forkIn(scope))
 
-  const read = (o: Jobs.ReadOptions): Effect.Effect<Jobs.Read> =>
-    Effect.gen(function*() {
-      const until = (yield* Clock.currentTimeMillis) + o.waitMs
-      while (!ring.unread && status._tag === "running") {
-        const wake = changed
-        const left = until - (yield* Clock.currentTimeMillis)
-        if (left <= 0) break
-        yield* Deferred.await(wake).pipe(Effect.timeoutOption(Duration.millis(left)))
-      }
-      const taken = ring.take()
-      return { bytes: taken.bytes, omittedBytes: taken.omitted, status, totalBytes: ring.total, outputPath } satisfies Jobs.Read
-    })
+  const read = Effect.fn("Jobs.read")(function*(o: Jobs.ReadOptions) {
+    const until = (yield* Clock.currentTimeMillis) + o.waitMs
+    while (!ring.unread && status._tag === "running") {
+      const wake = changed
+      const left = until - (yield* Clock.currentTimeMillis)
+      if (left <= 0) break
+      yield* Deferred.await(wake).pipe(Effect.timeoutOption(Duration.millis(left)))
+    }
+    const taken = ring.take()
+    return { bytes: taken.bytes, omittedBytes: taken.omitted, status, totalBytes: ring.total, outputPath } satisfies Jobs.Read
+  })
   const job: Jobs.Job = {
     id,
     sessionID: options.sessionID,
@@ -127,7 +130,10 @@ export const start = Effect.fn("Jobs.startJob")(function*(setup: JobSetup) {
     sandboxed: proc.sandboxed,
     status: Effect.sync(() => status),
     read,
-    write: (data) => ended ? Effect.fail(new Jobs.JobError({ reason: "invalid", message: `job ${id} has ended (${Jobs.describeStatus(status)}); nothing was written` })) : proc.write(data),
+    write: (data) =>
+      ended
+        ? Effect.fail(new Jobs.JobError({ reason: "invalid", message: `job ${id} has ended (${Jobs.describeStatus(status)}); nothing was written` }))
+        : proc.write(data),
     resize: proc.resize,
     screen: proc.screen,
     kill: Effect.andThen(Effect.andThen(stop("killed"), Deferred.await(done)), read({ waitMs: 0 })),

@@ -101,24 +101,24 @@ const make = Effect.fn("Jobs.make")(function*(options: Options) {
     return r.job
   })
 
-  const get = (sessionID: string, id: string) => {
+  const get = Effect.fn("Jobs.get")(function*(sessionID: string, id: string) {
     const r = jobs.get(key(sessionID, id))
-    if (r !== undefined) return Effect.succeed(r.job)
+    if (r !== undefined) return r.job
     const known = ofSession(sessionID).map((x) => x.job.id)
-    return Effect.fail(
-      new Jobs.JobError({
-        reason: "not-found",
-        message: `no job ${id} in this session (${known.length === 0 ? "it has none" : `its jobs: ${known.join(", ")}`})`
-      })
-    )
-  }
+    return yield* new Jobs.JobError({
+      reason: "not-found",
+      message: `no job ${id} in this session (${known.length === 0 ? "it has none" : `its jobs: ${known.join(", ")}`})`
+    })
+  })
 
   return {
     limits,
     available: { ok: true },
     start,
     get,
-    list: (sessionID: string) => Effect.succeed(ofSession(sessionID).map((r) => r.job))
+    list: Effect.fn("Jobs.list")(function*(sessionID: string) {
+      return ofSession(sessionID).map((r) => r.job)
+    })
   } satisfies Jobs.Service
 })
 
