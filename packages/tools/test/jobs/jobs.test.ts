@@ -52,6 +52,17 @@ describe("background jobs: output", () => {
       assert.include(text, "error 5")
     }))
 
+  live("without a spill file to write into, the output comes through a pipe, and input still reaches the job", { memorySpill: true }, () =>
+    Effect.gen(function*() {
+      const { result } = yield* call("bash", bg("echo first; read x; echo \"got $x\"; sleep 30"))
+      const id = idOf(result)
+      assert.include(String(result.metadata.output), "first")
+      const read = yield* call("bash_output", { id, input: "piped\n", wait_ms: 5_000 })
+      assert.include(String(read.result.metadata.output), "got piped")
+      const killed = yield* call("bash_kill", { id })
+      assert.strictEqual(killed.result.metadata.status, "killed")
+    }))
+
   live("a job that exits reports its code", {}, () =>
     Effect.gen(function*() {
       const { result } = yield* call("bash", bg("echo bye; exit 3"))

@@ -17,6 +17,8 @@ export interface Setup {
   readonly jobs?: BackgroundJobs.Options
   readonly terminal?: Terminal.Service
   readonly sandbox?: Layer.Layer<Sandbox.Sandbox>
+  /** Spills in memory: no file a process can write into, so a job's output comes through a pipe. */
+  readonly memorySpill?: boolean
   /** The event bus (default: one that drops every event). */
   readonly events?: Layer.Layer<Events.Events>
 }
@@ -34,7 +36,7 @@ export const servicesLayer = (setup: Setup = {}) =>
     ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash" })),
     setup.terminal === undefined ? Layer.empty : Layer.succeed(Terminal.Terminal, setup.terminal)
   ).pipe(
-    Layer.provideMerge(SpillStorage.layer({ dir: spillDir, direct: true })),
+    Layer.provideMerge(setup.memorySpill === true ? SpillStorage.layerMemory() : SpillStorage.layer({ dir: spillDir, direct: true })),
     Layer.provideMerge(Layer.mergeAll(NodeServices.layer, setup.events ?? Events.layerNoop, ModuleLoader.layerMemory({}))),
     Layer.provideMerge(setup.sandbox ?? Sandbox.layerNone("these tests run commands unconfined"))
   )

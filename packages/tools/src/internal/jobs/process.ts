@@ -49,15 +49,18 @@ const fail = (reason: Jobs.JobError["reason"], message: string, cause?: unknown)
   new Jobs.JobError({ reason, message, ...(cause === undefined ? {} : { cause }) })
 
 /**
- * Run by `/bin/sh` with the spill file as `$0` and the program's argv after it: its stdout and
- * stderr become that file (appending), and its stdin a FIFO that `cat` fills from this process's
- * pipe (removed once opened; an asynchronous command's stdin is
- * /dev/null unless redirected, hence fd 3); then it replaces the shell (same pid and group). The job's stdin
- * must not be the socket Node's pipe is: bash reads ~/.bashrc when its stdin is a socket (it takes
- * itself for a shell started by rshd or sshd).
+ * The tail of the scripts below, with `$f` a FIFO path to create and fd 3 the job's stdin pipe:
+ * the program's stdin becomes that FIFO, which `cat` fills from the pipe (the FIFO is removed once
+ * opened; an asynchronous command's stdin is /dev/null unless redirected, hence fd 3); then the
+ * program replaces the shell (same pid and group). The program's stdin must not be the socket
+ * Node's pipe is: bash reads ~/.bashrc when its stdin is a socket (it takes itself for a shell
+ * started by rshd or sshd).
  */
-const REDIRECT =
-  'exec >>"$0" 2>&1 3<&0; f="$0.in"; mkfifo -m 600 "$f" || exit 125; cat <&3 >"$f" 3<&- & exec 0<"$f" 3<&-; rm -f "$f"; exec "$@"'
+const STDIN_FIFO = 'mkfifo -m 600 "$f" || exit 125; cat <&3 >"$f" 3<&- & exec 0<"$f" 3<&-; rm -f "$f"; exec "$@"'
+/** `$0` is the spill file: stdout and stderr are appended to it, the FIFO is beside it. */
+const TO_FILE = `exec >>"$0" 2>&1 3<&0; f="$0.in"; ${STDIN_FIFO}`
+/** `$0` is the FIFO's path (in a private directory); stdout and stderr stay the pipes. */
+const TO_PIPE = `exec 3<&0; f="$0"; ${STDIN_FIFO}`
 
 /** The spawner fails `exitCode` with a cause "…receipt of signal: 'SIGTERM'" for a signal death. */
 const signalOf = (error: PlatformError): string => {
@@ -117,6 +120,14 @@ const spawnTerminal = Effect.fnUntraced(function*(
   } satisfies Proc
 })
 
+/** A path for the job's stdin FIFO, in a private directory removed with the job's scope. */
+const fifoPath = (fs: FileSystem.FileSystem, scope: Scope.Scope) =>
+  fs.makeTempDirectoryScoped({ prefix: "agent-job-" }).pipe(
+    Scope.provide(scope),
+    Effect.map((dir) => `${dir}/stdin`),
+    Effect.mapError((e) => fail("io", `could not make the job's stdin: ${e.message}`, e))
+  )
+
 const spawnPiped = Effect.fnUntraced(function*(
   options: Jobs.StartOptions,
   wrapped: Sandbox.Wrapped,
@@ -139,9 +150,12 @@ const spawnPiped = Effect.fnUntraced(function*(
   const capture = settings.platform === "win32" || truncate.capture === undefined
     ? undefined
     : yield* truncate.capture(options.truncation, 0).pipe(Scope.provide(scope))
-  const command = capture === undefined
+  const argv = [wrapped.command, ...wrapped.args]
+  const command = capture !== undefined
+    ? ChildProcess.make("/bin/sh", ["-c", TO_FILE, capture.path, ...argv], spawnOptions)
+    : settings.platform === "win32"
     ? ChildProcess.make(wrapped.command, wrapped.args, spawnOptions)
-    : ChildProcess.make("/bin/sh", ["-c", REDIRECT, capture.path, wrapped.command, ...wrapped.args], spawnOptions)
+    : ChildProcess.make("/bin/sh", ["-c", TO_PIPE, yield* fifoPath(fs, scope), ...argv], spawnOptions)
   const handle = yield* spawner.spawn(command).pipe(
     Scope.provide(scope),
     Effect.mapError((cause) => fail("io", `could not start ${wrapped.command}: ${cause.message}`, cause))

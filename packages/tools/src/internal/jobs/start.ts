@@ -78,6 +78,6 @@ export const startInBackground = Effect.fn("Jobs.startInBackground")(function*(c
   return {
     title: o.description,
     output: r.output,
-    metadata: { ...r.metadata, description: o.description, cwd: o.cwd, background: true, kind }
+    metadata: { ...r.metadata, description: o.description, cwd: o.cwd, kind }
   } satisfies Tool.Result
 })
