@@ -88,7 +88,8 @@ export const command = Command.make(
     const questions = Questions.layer(tty, yield* Effect.context<Terminal.Terminal | Stdio.Stdio>())
     const { result, maxBytes } = yield* execute(flags.tool, args, mode).pipe(
       // One-shot calls never read first: the read-before-edit check only makes sense in a session.
-      Effect.provide(Flags.agentLayer(flags, { unattended, fileTime: { disabled: true }, analysisWorker: false, services: questions })),
+      // Nothing a one-shot call starts may outlive it: the job tools refuse, saying why.
+      Effect.provide(Flags.agentLayer(flags, { unattended, fileTime: { disabled: true }, analysisWorker: false, jobs: false, services: questions })),
       Effect.mapError(Exit.classify)
     )
     if (flags.json) yield* Output.line(JSON.stringify(resultJson(result, maxBytes), null, 2))

@@ -54,6 +54,17 @@ describe("CLI: session and agent tools", () => {
       assert.strictEqual(piped.stderr, `The question tool is not available to agent "build": there is no terminal to ask on.\n`)
     }))
 
+  live("call bash with run_in_background: a one-shot call says plainly that jobs need a long-lived session", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace()
+      const args = JSON.stringify({ command: "sleep 30", description: "wait", run_in_background: true })
+      const r = yield* run(["call", "bash", args, "--cwd", ws.dir, "--yes"])
+      assert.notStrictEqual(r.code, 0)
+      assert.include(r.stderr, "background jobs need a long-lived session: the MCP server (agent-tools mcp) or the library")
+      const output = yield* run(["call", "bash_output", `{"id":"job-1"}`, "--cwd", ws.dir])
+      assert.include(output.stderr, "background jobs need a long-lived session")
+    }))
+
   live("call todowrite; a skill of .agent-tools/skills loads and is listed in the description", () =>
     Effect.gen(function*() {
       const ws = yield* workspace({

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
+import type * as Jobs from "./Jobs.ts"
 
 export type Event =
   | { readonly _tag: "ToolStarted"; readonly tool: string; readonly sessionID: string; readonly callID: string }
@@ -55,6 +56,21 @@ export type Event =
     readonly path: string
     readonly tool: string
     readonly sessionID: string
+  }
+  | {
+    /** A background job started (bash `run_in_background`). */
+    readonly _tag: "JobStarted"
+    readonly jobID: string
+    readonly sessionID: string
+    readonly command: string
+    readonly tty: boolean
+  }
+  | {
+    /** A background job ended: exited, or killed (and why). */
+    readonly _tag: "JobExited"
+    readonly jobID: string
+    readonly sessionID: string
+    readonly status: Jobs.Status
   }
 
 export class Events extends Context.Service<Events, {

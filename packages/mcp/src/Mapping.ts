@@ -21,15 +21,19 @@ export const CONTRACT_ANNOTATIONS: Readonly<Record<string, Tool.Annotations>> = 
   edit: { destructive: true },
   multiedit: { destructive: true },
   apply_patch: { destructive: true },
-  bash: { destructive: true }
+  bash: { destructive: true },
+  bash_output: { destructive: true },
+  bash_kill: { destructive: true }
 }
 
 /** Tools that reach outside the workspace (MCP openWorldHint), when a tool does not say so itself. */
-const OPEN_WORLD = new Set(["bash", "webfetch", "websearch", "codesearch"])
+const OPEN_WORLD = new Set(["bash", "bash_output", "webfetch", "websearch", "codesearch"])
 
 /** Display names of the built-ins whose id does not read as one. */
 const TITLES: Readonly<Record<string, string>> = {
   apply_patch: "Apply patch",
+  bash_kill: "Kill background job",
+  bash_output: "Background job output",
   multiedit: "Multi-edit",
   todoread: "Read todos",
   todowrite: "Write todos",

@@ -8,7 +8,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 import * as z from "zod"
-import { SandboxEnv } from "@agent-tools/core"
+import { Jobs, SandboxEnv } from "@agent-tools/core"
 import * as ConfigIssues from "./ConfigIssues.ts"
 import { SandboxLimits } from "@agent-tools/node"
 
@@ -243,6 +243,27 @@ const McpConfig = z.record(z.string().min(1), McpServerConfig).describe(
     "tools are first listed or called; one that fails is reported and left out, one that exits is restarted with back-off."
 )
 
+const JobsConfig = z.strictObject({
+  maxJobs: z.number().int().min(1).max(256).optional().describe(
+    `The most background jobs (bash run_in_background) one session may have running at once (default ${Jobs.defaults.maxJobs}); past it bash refuses to start another.`
+  ),
+  ringBytes: z.number().int().min(1024).max(256 * 1024 * 1024).optional().describe(
+    `The recent output of a job kept in memory, in bytes (default ${Jobs.defaults.ringBytes}); all of it is in the job's spill file.`
+  ),
+  idleTimeout: z.number().int().min(1).optional().describe(
+    "Kill a job that printed nothing for this many milliseconds (default: never). Its status then says idle-timeout."
+  ),
+  timeLimit: z.number().int().min(1).optional().describe(
+    "Kill a job that has run for this many milliseconds (default: never). Its status then says time-limit."
+  ),
+  startYield: z.number().int().min(0).max(60_000).optional().describe(
+    `How long bash with run_in_background waits for the job's first output or exit before it returns, in milliseconds (default ${Jobs.defaults.startYield}).`
+  )
+}).describe(
+  "Background jobs (bash run_in_background, bash_output, bash_kill): they belong to the session (the MCP connection, the library's " +
+    "scope) and are killed with their whole process tree when it ends."
+)
+
 /** The config file's schema. */
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors."),
@@ -251,6 +272,7 @@ export const ConfigSchema = z.strictObject({
   spill: SpillConfig.optional(),
   tools: ToolsConfig.optional(),
   sandbox: SandboxConfig.optional(),
+  jobs: JobsConfig.optional(),
   apply_patch: ApplyPatchConfig.optional(),
   skills: SkillsConfig.optional(),
   experimental: ExperimentalConfig.optional(),

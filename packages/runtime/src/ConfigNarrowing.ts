@@ -9,7 +9,7 @@
  * The classification is a table, key by key. A key the table does not name is dropped: a new
  * config key is treated as widening until someone classifies it here.
  */
-import { Wildcard } from "@agent-tools/core"
+import { Jobs, Wildcard } from "@agent-tools/core"
 import type * as AgentConfig from "./AgentConfig.ts"
 import { Bubblewrap, SandboxLimits } from "@agent-tools/node"
 
@@ -164,6 +164,14 @@ export const TABLE: Readonly<Record<string, Classifier>> = {
     protectedPaths: keep,
     maxProcesses: noMoreThan((u) => u.sandbox?.maxProcesses, SandboxLimits.DEFAULT_MAX_PROCESSES),
     tmpMaxBytes: noMoreThan((u) => u.sandbox?.tmpMaxBytes, SandboxLimits.DEFAULT_TMP_MAX_BYTES)
+  }),
+  // Fewer jobs, less memory and shorter time limits only narrow; how long a start waits is neutral.
+  jobs: object({
+    maxJobs: noMoreThan((u) => u.jobs?.maxJobs, Jobs.defaults.maxJobs),
+    ringBytes: noMoreThan((u) => u.jobs?.ringBytes, Jobs.defaults.ringBytes),
+    idleTimeout: noMoreThan((u) => u.jobs?.idleTimeout, Infinity),
+    timeLimit: noMoreThan((u) => u.jobs?.timeLimit, Infinity),
+    startYield: keep
   }),
   apply_patch: keep,
   skills: object({ directories: insideOnly }),

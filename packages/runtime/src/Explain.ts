@@ -117,7 +117,14 @@ export const explain: (
 /** Tools whose commands run in the sandbox, where the network proxy asks per host. */
 const SANDBOXED_TOOLS: ReadonlySet<string> = new Set(["bash"])
 
+/** What a tool asks while it runs, beyond its plan, in a sentence. */
+const ASKED_WHILE_RUNNING: Readonly<Record<string, string>> = {
+  bash_output:
+    "input: text written to a job running a shell or an interpreter is code, asked as a bash command when it is written (input to other programs is not asked)"
+}
+
 const runTimeDecisions = Effect.fnUntraced(function*(tool: string) {
+  if (Object.hasOwn(ASKED_WHILE_RUNNING, tool)) return [ASKED_WHILE_RUNNING[tool]!]
   if (!SANDBOXED_TOOLS.has(tool)) return []
   const status = yield* (yield* Sandbox.Sandbox).status
   return status.sandboxed && status.network === "proxy"

@@ -34,7 +34,7 @@ import {
   Truncate,
   Workspace
 } from "@agent-tools/core"
-import { ApplyPatchConfig, Bash, BatchConfig, builtins, LspToolConfig, searchTools, Skills, Web } from "@agent-tools/tools"
+import { ApplyPatchConfig, BackgroundJobs, Bash, BatchConfig, builtins, LspToolConfig, searchTools, Skills, Web } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
 import { AnalysisWorker, Bubblewrap, DataDir, NativeRealPath, NodeStat, NodeTerminal, WebFetchClient } from "@agent-tools/node"
 import * as Defaults from "./Defaults.ts"
@@ -84,6 +84,12 @@ export interface Options {
    * `@agent-tools/lsp`).
    */
   readonly optionalPackages?: Partial<OptionalPackages.Importers> | undefined
+  /**
+   * Background jobs (bash `run_in_background`, bash_output, bash_kill) owned by the layer's scope,
+   * the session: when it closes, every job is killed with its process tree (default true). A
+   * one-shot call sets false: nothing it starts may outlive it, so the job tools refuse with the reason.
+   */
+  readonly jobs?: boolean | undefined
 }
 
 /** What the node layer needs from the platform (`NodeServices` supplies it). */
@@ -333,9 +339,13 @@ export const layerFromSettings = (
     WebFetchClient.layer({ allowPrivateNetwork: s.config.webfetch?.allowPrivateNetwork }),
     s.search === undefined ? Layer.empty : Layer.merge(Layer.succeed(Web.ExaConfig, s.search), NodeHttpClient.layerNodeHttp)
   ).pipe(Layer.provideMerge(base))
+  // Jobs live as long as this layer (the session) and are killed with their trees when it closes.
+  const jobs = options.jobs === false
+    ? core
+    : BackgroundJobs.layer({ ...s.config.jobs, platform: s.platform }).pipe(Layer.provideMerge(core))
   // The workspace config's ignored keys are told once, as the layer is built (stderr for the CLI).
   const warning = WorkspaceTrust.warning(s.trust)
-  const services = Layer.mergeAll(core, user, warning === undefined ? Layer.empty : Layer.effectDiscard(Effect.logWarning(warning)))
+  const services = Layer.mergeAll(jobs, user, warning === undefined ? Layer.empty : Layer.effectDiscard(Effect.logWarning(warning)))
   // Built-in tools are typed with open requirements; this layer provides everything listed above.
   // websearch and codesearch, when enabled, are offered right after webfetch.
   const afterWebFetch = builtins.findIndex((t) => t.id === "webfetch") + 1

@@ -193,7 +193,7 @@ describe("AgentConfig.decode", () => {
   it.effect("rejects unknown keys at every level, listing the known ones", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* problemsOf({ permissions: {} }), [
-        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, lsp, webfetch, websearch, mcp)"
+        "permissions: unknown key (expected one of permission, truncation, spill, tools, sandbox, jobs, apply_patch, skills, experimental, lsp, webfetch, websearch, mcp)"
       ])
       assert.deepStrictEqual(yield* problemsOf({ truncation: { lines: 10 } }), [
         "truncation.lines: unknown key (expected one of maxLines, maxBytes, direction, strategy, tools)"
@@ -227,7 +227,7 @@ describe("AgentConfig.decode", () => {
       assert.strictEqual(
         error.message,
         `/ws/agent-tools.json: truncation.direction: expected head | tail | head+tail, got "middle"\n` +
-          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, apply_patch, skills, experimental, lsp, webfetch, websearch, mcp)"
+          "/ws/agent-tools.json: extra: unknown key (expected one of permission, truncation, spill, tools, sandbox, jobs, apply_patch, skills, experimental, lsp, webfetch, websearch, mcp)"
       )
       const json = yield* Effect.flip(AgentConfig.decodeText(`{"truncation": }`, "/ws/agent-tools.json"))
       assert.match(json.message, /^\/ws\/agent-tools\.json: invalid JSON: /)
@@ -279,7 +279,7 @@ describe("agent-tools.schema.json", () => {
 
   it("is a closed object schema with the contract's keys", () => {
     const schema = JSON.parse(readFileSync(file, "utf8")) as { properties: Record<string, unknown>; additionalProperties: boolean }
-    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "apply_patch", "skills", "experimental", "lsp", "webfetch", "websearch", "mcp"])
+    assert.deepStrictEqual(Object.keys(schema.properties), ["$schema", "permission", "truncation", "spill", "tools", "sandbox", "jobs", "apply_patch", "skills", "experimental", "lsp", "webfetch", "websearch", "mcp"])
     assert.isFalse(schema.additionalProperties)
   })
 

@@ -72,6 +72,13 @@ describe("ConfigNarrowing.narrow", () => {
     assert.deepStrictEqual(narrow({ spill: { s3: { bucket: "theirs" } } }).ignored, ["spill.s3"])
   })
 
+  it("jobs: limits only as strict as the user's or stricter", () => {
+    const stricter = narrow({ jobs: { maxJobs: 2, ringBytes: 4096, idleTimeout: 60_000, timeLimit: 600_000, startYield: 300 } })
+    assert.deepStrictEqual(stricter, { config: { jobs: { maxJobs: 2, ringBytes: 4096, idleTimeout: 60_000, timeLimit: 600_000, startYield: 300 } }, ignored: [] })
+    const looser = narrow({ jobs: { maxJobs: 100, idleTimeout: 120_000 } }, { jobs: { idleTimeout: 60_000 } })
+    assert.deepStrictEqual(looser, { config: {}, ignored: ["jobs.maxJobs=100", "jobs.idleTimeout=120000"] })
+  })
+
   it("skills.directories: only those inside the workspace", () => {
     const result = narrow({ skills: { directories: [".agents/skills", "~/secrets", "../other"] } })
     assert.deepStrictEqual(result.config, { skills: { directories: [".agents/skills"] } })

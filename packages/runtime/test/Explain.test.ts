@@ -54,6 +54,16 @@ describe("Explain", () => {
       })
     ))
 
+  it.effect("bash_output asks nothing up front and says that input to a shell or interpreter job is asked when written", () =>
+    explainIn(() =>
+      Effect.gen(function*() {
+        const report = yield* Explain.explain("bash_output", { id: "job-1", input: "rm -rf /\n" })
+        assert.strictEqual(report.action, "allow")
+        assert.deepStrictEqual(report.decisions, [])
+        assert.include(report.atRunTime?.[0], "asked as a bash command when it is written")
+      })
+    ))
+
   it.effect("a path outside the workspace needs external_directory, on its real directory", () =>
     explainIn(() =>
       Effect.gen(function*() {

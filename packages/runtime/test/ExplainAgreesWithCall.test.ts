@@ -93,6 +93,11 @@ const cases = (d: Dirs): ReadonlyArray<Case> => [
   { tool: "bash", args: { command: "echo hi > secret/x.txt", description: "d" }, expect: "deny" },
   { tool: "bash", args: { command: "ls", workdir: d.out, description: "d" }, expect: "ask" },
   { tool: "bash", args: { command: `cat ${d.spill}`, description: "d" }, expect: "ask" },
+  { tool: "bash", args: { command: "ls", description: "d", run_in_background: true }, expect: "allow" },
+  { tool: "bash", args: { command: "rm -rf sub", description: "d", run_in_background: true }, expect: "deny" },
+  // The job tools ask nothing of their own (input to a shell or interpreter job is asked as code when written).
+  { tool: "bash_output", args: { id: "job-99" }, expect: "allow" },
+  { tool: "bash_kill", args: { id: "job-99" }, expect: "allow" },
   // session and agent tools
   { tool: "todowrite", args: { todos: [{ content: "t", status: "pending" }] }, expect: "allow" },
   { tool: "todoread", args: {}, expect: "allow" },

@@ -10,6 +10,8 @@ import { InvalidTool } from "./invalid/tool.ts"
 import { SkillTool } from "./skill/tool.ts"
 import { TaskTool } from "./task/tool.ts"
 import { BashTool } from "./bash/tool.ts"
+import { BashKillTool } from "./bash_kill/tool.ts"
+import { BashOutputTool } from "./bash_output/tool.ts"
 import { EditTool } from "./edit/tool.ts"
 import { MultiEditTool } from "./multiedit/tool.ts"
 import { ReadTool } from "./read/tool.ts"
@@ -30,6 +32,8 @@ type RequirementsOf<T> = T extends Tool.Definition<string, any, infer R> ? R : n
 /** The services the built-in tools need, beyond the registry's own. */
 export type Requirements = RequirementsOf<
   | typeof BashTool
+  | typeof BashOutputTool
+  | typeof BashKillTool
   | typeof ReadTool
   | typeof GlobTool
   | typeof GrepTool
@@ -59,6 +63,8 @@ export const builtins: ReadonlyArray<Tool.Definition<string, any, Requirements>>
   GlobTool,
   ListTool,
   BashTool,
+  BashOutputTool,
+  BashKillTool,
   WebFetchTool,
   TodoWriteTool,
   TodoReadTool,

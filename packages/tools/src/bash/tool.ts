@@ -14,7 +14,7 @@ import * as Path from "effect/Path"
 import * as Result from "effect/Result"
 import { ChildProcessSpawner } from "effect/process"
 import * as z from "zod"
-import { Permission, ProtectedPaths, Sandbox, Tool, Truncate, TrustedProgram, Workspace } from "@agent-tools/core"
+import { Jobs, Permission, ProtectedPaths, Sandbox, Terminal, Tool, Truncate, TrustedProgram, Workspace } from "@agent-tools/core"
 import { BashAnalyzer } from "./analyzer.ts"
 import { binaryOutputText } from "./binaryOutput.ts"
 import { BashConfig, environment, NON_INTERACTIVE_ENV } from "./config.ts"
@@ -28,7 +28,12 @@ import { blockedNote, blockedPaths } from "./sandboxBlocked.ts"
 import { networkAccess } from "./networkAccess.ts"
 import { runsOffline } from "./offline.ts"
 import { sandboxPolicy } from "./sandboxPolicy.ts"
+import { checkAvailable, startInBackground, toToolError } from "../internal/jobs/start.ts"
 import { select, ShellNotFoundError } from "./shell.ts"
+
+/** A terminal job's size when the call gives none. */
+const TTY_COLS = 120
+const TTY_ROWS = 40
 
 export const parameters = z.object({
   command: z.string().refine((command) => command.trim() !== "", "must not be empty").describe("The command to execute"),
@@ -38,7 +43,20 @@ export const parameters = z.object({
   ),
   description: z.string().describe(
     "Clear, concise description of what this command does in 5-10 words. Examples:\nInput: ls\nOutput: Lists files in current directory\n\nInput: git status\nOutput: Shows working tree status\n\nInput: npm install\nOutput: Installs package dependencies\n\nInput: mkdir foo\nOutput: Creates directory 'foo'"
-  )
+  ),
+  run_in_background: z.boolean().optional().describe(
+    "Run the command as a background job of this session (a server, a watcher, a REPL): returns after its first output with a job id for bash_output and bash_kill"
+  ),
+  tty: z.boolean().optional().describe("With run_in_background: run the job on a pseudo-terminal (REPLs, prompts, full-screen programs)"),
+  cols: z.number().int().min(2).max(1000).optional().describe(`With tty: the terminal's columns (default ${TTY_COLS})`),
+  rows: z.number().int().min(2).max(1000).optional().describe(`With tty: the terminal's rows (default ${TTY_ROWS})`)
+}).superRefine((args, check) => {
+  if (args.tty === true && args.run_in_background !== true) {
+    check.addIssue({ code: "custom", path: ["tty"], message: "tty needs run_in_background: true (a terminal job runs in the background)" })
+  }
+  for (const key of ["cols", "rows"] as const) {
+    if (args[key] !== undefined && args.tty !== true) check.addIssue({ code: "custom", path: [key], message: `${key} needs tty: true` })
+  }
 })
 
 export type Parameters = z.output<typeof parameters>
@@ -65,6 +83,8 @@ export const BashTool = Tool.define(
     const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
     const permission = yield* Permission.Permission
     const sandbox = yield* Sandbox.Sandbox
+    const jobs = yield* Jobs.Jobs
+    const terminal = yield* Terminal.Terminal
     const env = yield* environment(config)
     const limits = truncate.limits({ tool: "bash", toolDefaults: TRUNCATION })
     const provide = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -74,7 +94,8 @@ export const BashTool = Tool.define(
         Effect.provideService(Permission.Permission, permission),
         Effect.provideService(Workspace.Workspace, workspace),
         Effect.provideService(FileSystem.FileSystem, fs),
-        Effect.provideService(Path.Path, path)
+        Effect.provideService(Path.Path, path),
+        Effect.provideService(Jobs.Jobs, jobs)
       )
 
     /** The working directory, analysis and permission requests of a call. */
@@ -131,6 +152,7 @@ export const BashTool = Tool.define(
       if (Result.isFailure(shell)) return yield* fail("unavailable", shell.failure.message, shell.failure)
       yield* refused
       yield* checkShell(shell.success.path)
+      if (args.run_in_background === true) yield* checkAvailable(jobs, terminal, { tty: args.tty === true })
       const { cwd, planned } = given ?? (yield* analysePlan(args))
       yield* ctx.askAll(planned.requests)
       // After the asks: every outside path of the plan is approved for this call.
@@ -141,7 +163,29 @@ export const BashTool = Tool.define(
       const policy: Sandbox.Policy = {
         ...plannedPolicy,
         authorize: networkAccess({ permission, ctx }),
-        ...(offline ? { network: "deny" as const } : {})
+        // One loopback per session: a server a job started is reachable from the session's later calls.
+        session: ctx.sessionID,
+        ...(offline ? { network: "deny" as const } : {}),
+        ...(args.tty === true ? { terminal: true } : {})
+      }
+      const truncation = { ...ctx.truncation, tool: "bash", toolDefaults: TRUNCATION }
+      if (args.run_in_background === true) {
+        return yield* provide(startInBackground(ctx, {
+          command: args.command,
+          description: args.description,
+          analysis: planned.analysis,
+          cwd,
+          program: {
+            command: shell.success.path,
+            args: ["-c", args.command],
+            // A terminal job's terminal is an xterm (the emulator that renders its screen is one).
+            env: { ...NON_INTERACTIVE_ENV, ...config.env, ...(args.tty === true ? { TERM: "xterm-256color" } : {}) }
+          },
+          sandbox: { service: sandbox, policy },
+          tty: args.tty === true ? { cols: args.cols ?? TTY_COLS, rows: args.rows ?? TTY_ROWS } : undefined,
+          truncation,
+          previewChars: config.previewChars
+        })).pipe(Effect.mapError(toToolError("bash")))
       }
 
       const requested = args.timeout ?? config.defaultTimeout
@@ -156,7 +200,7 @@ export const BashTool = Tool.define(
         grace: config.killGrace,
         drain: config.exitDrain,
         abort: ctx.abort,
-        truncation: { ...ctx.truncation, tool: "bash", toolDefaults: TRUNCATION },
+        truncation,
         preview: {
           chars: config.previewChars,
           interval: config.previewInterval,
@@ -247,7 +291,7 @@ const notesOf = (r: RunResult, o: NoteOptions): Array<string> => {
     : `its process tree was terminated (SIGTERM, then SIGKILL after ${o.grace} ms)`
   if (r.reason === "timeout") {
     notes.push(
-      `Command timed out after ${o.timeout} ms: ${ended}. The output above is what it printed before that. If it needs longer and does not wait for input, retry with a larger timeout (max ${o.max} ms).`
+      `Command timed out after ${o.timeout} ms: ${ended}. The output above is what it printed before that. If it needs longer and does not wait for input, retry with a larger timeout (max ${o.max} ms); a server or a watcher that runs until stopped belongs in the background (run_in_background: true, then bash_output).`
     )
   }
   if (o.requested > o.max) notes.push(`The requested timeout of ${o.requested} ms exceeds the maximum; ${o.max} ms was used.`)

@@ -186,6 +186,8 @@ describe("bash tool: results", () => {
     Effect.gen(function*() {
       const { result } = yield* call(args("echo PROGRESS-MARK; sleep 30", { timeout: 1_000 }))
       assert.match(result.output, /^PROGRESS-MARK\n\n<bash_metadata>\nCommand timed out after 1000 ms/)
+      // A command that runs until stopped (a server, a watcher) is pointed to a background job.
+      assert.include(result.output, "belongs in the background (run_in_background: true, then bash_output)")
       assert.deepStrictEqual([result.metadata.reason, result.metadata.exit, result.metadata.timeout], ["timeout", null, 1_000])
     }))
 
@@ -476,7 +478,7 @@ describe("bash tool: what it runs", () => {
   it.effect("describes itself with the parameters opencode uses", () =>
     Effect.gen(function*() {
       const tool = yield* Tool.build(Bash.BashTool)
-      assert.deepStrictEqual(Object.keys((tool.jsonSchema as { properties: object }).properties), ["command", "timeout", "workdir", "description"])
+      assert.deepStrictEqual(Object.keys((tool.jsonSchema as { properties: object }).properties), ["command", "timeout", "workdir", "description", "run_in_background", "tty", "cols", "rows"])
       assert.deepStrictEqual((tool.jsonSchema as { required: Array<string> }).required, ["command", "description"])
       assert.include(tool.description, `All commands run in ${root} by default`)
       assert.include(tool.description, "commands time out after 120000ms")
