@@ -46,9 +46,11 @@ import * as Path from "effect/Path"
 import * as Schedule from "effect/Schedule"
 import type { PlatformError } from "effect/PlatformError"
 import type { ChildProcessSpawner } from "effect/process"
+import type * as Scope from "effect/Scope"
 import { ProtectedPaths, Sandbox, SandboxEnv, TrustedProgram } from "@agent-tools/core"
 import { probeOnce } from "./BubblewrapProbe.ts"
 import * as DataDir from "./DataDir.ts"
+import * as BubblewrapSession from "./BubblewrapSession.ts"
 import * as NetworkProxy from "./NetworkProxy.ts"
 import * as SandboxHardening from "./SandboxHardening.ts"
 import * as SandboxLimits from "./SandboxLimits.ts"
@@ -79,6 +81,8 @@ export interface Options {
   readonly maxProcesses?: number | undefined
   /** The size of the private temp directory and of the private home, each, in bytes (default `SandboxLimits.DEFAULT_TMP_MAX_BYTES`). */
   readonly tmpMaxBytes?: number | undefined
+  /** The nsenter program calls of a session join its network with (default `nsenter` in a trusted PATH directory). */
+  readonly nsenter?: string | undefined
 }
 
 /** A call's network when neither the config nor the policy says: its own, HTTP(S) through the proxy. */
@@ -114,6 +118,9 @@ interface Mount {
   readonly tmpfs?: number | undefined
 }
 
+/** The flag that starts the command in a new terminal session. */
+const NEW_SESSION = "--new-session"
+
 const depth = (path: string) => path === "/" ? 0 : path.split("/").length - 1
 
 const within = (parent: string, child: string) =>
@@ -126,6 +133,11 @@ const within = (parent: string, child: string) =>
 export const bwrapArguments = (options: {
   readonly policy: Sandbox.Policy
   readonly network: Sandbox.Network
+  /**
+   * The call runs in its session's network namespace, entered before bwrap starts
+   * (`BubblewrapSession`): no `--unshare-net`, whatever the network.
+   */
+  readonly sessionNetwork?: boolean | undefined
   readonly system: ReadonlyArray<SystemEntry>
   readonly extraWritable: ReadonlyArray<string>
   readonly extraReadable: ReadonlyArray<string>
@@ -155,14 +167,18 @@ export const bwrapArguments = (options: {
   const { policy } = options
   const args = [
     "--die-with-parent",
-    ...SandboxHardening.FLAGS,
+    // On a terminal of its own (a terminal job) the command stays in the terminal's session, so
+    // the Ctrl-C typed there reaches its foreground program. `--new-session` keeps a command from
+    // typing into the terminal the agent runs in (TIOCSTI); this terminal is private to the call,
+    // opened by the agent for it, so what is typed into it reaches only the call's own programs.
+    ...(policy.terminal === true ? SandboxHardening.FLAGS.filter((f) => f !== NEW_SESSION) : SandboxHardening.FLAGS),
     ...SandboxHardening.userNamespace(options.nestedUserNamespaces === true),
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-uts"
   ]
   if (options.seccompFd !== undefined) args.push("--seccomp", String(options.seccompFd))
-  if (options.network !== "allow") args.push("--unshare-net")
+  if (options.network !== "allow" && options.sessionNetwork !== true) args.push("--unshare-net")
   // Later mounts cover earlier ones: parents first, and at one path a writable mount wins.
   const mounts = new Map<string, Mount>()
   const add = (path: string, writable: boolean) => {
@@ -285,17 +301,59 @@ const hardeningOf = Effect.fn("Bubblewrap.hardening")(function*(options: Options
 /**
  * The program that starts bwrap: a shell that moves itself into the call's pids cgroup (so every
  * process of the call counts) and opens the seccomp filter on the descriptor bwrap reads, then
- * replaces itself with bwrap (same pid and process group). Without either, bwrap itself.
+ * replaces itself with bwrap (same pid and process group), or with nsenter, which enters the
+ * session's network and replaces itself with bwrap in turn. Without a cgroup or a filter, bwrap
+ * (or nsenter) itself.
  */
-const launcher = (options: { readonly bwrap: string; readonly filter: string | undefined; readonly procs: string | undefined }) => {
-  if (options.filter === undefined && options.procs === undefined) return { command: options.bwrap, args: [] }
-  const join = options.procs === undefined ? "" : `echo $$ >"$1" || exit 125; shift; `
+const launcher = (options: {
+  readonly bwrap: string
+  readonly filter: string | undefined
+  readonly procs: string | undefined
+  /** nsenter and its arguments, when the call joins its session's network. */
+  readonly join?: ReadonlyArray<string> | undefined
+}) => {
+  const [program, ...rest] = [...(options.join ?? []), options.bwrap]
+  if (options.filter === undefined && options.procs === undefined) return { command: program!, args: rest }
+  const cgroup = options.procs === undefined ? "" : `echo $$ >"$1" || exit 125; shift; `
   const open = options.filter === undefined ? "" : ` ${SandboxSeccomp.FD}<"$0"`
   return {
     command: "/bin/sh",
-    args: ["-c", `${join}exec "$@"${open}`, options.filter ?? "sh", ...(options.procs === undefined ? [] : [options.procs]), options.bwrap]
+    args: ["-c", `${cgroup}exec "$@"${open}`, options.filter ?? "sh", ...(options.procs === undefined ? [] : [options.procs]), program!, ...rest]
   }
 }
+
+/** The system directories as bwrap mounts: each bound read-only, or its symbolic link recreated. */
+const systemMounts = (system: ReadonlyArray<SystemEntry>): Array<string> =>
+  system.flatMap((e) => e._tag === "symlink" ? ["--symlink", e.target, e.path] : ["--ro-bind", e.path, e.path])
+
+/**
+ * Whether calls of one session can share a network namespace here (`BubblewrapSession`): nsenter
+ * found in a trusted directory and a join probed; the layer's session namespaces when they can.
+ */
+const sessionsOf = Effect.fn("Bubblewrap.sessions")(function*(
+  options: Options & { readonly bwrap: string; readonly system: ReadonlyArray<SystemEntry>; readonly nestedUserNamespaces?: string | undefined }
+) {
+  const untrusted = [...(options.root === undefined ? [] : [options.root]), ...(options.extraWritable ?? [])]
+  const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  const found = yield* Effect.result(
+    options.nsenter === undefined
+      ? TrustedProgram.find(["nsenter"], { path: Option.getOrElse(pathVariable, () => "").split(":"), untrusted })
+      : TrustedProgram.check(options.nsenter, untrusted)
+  )
+  if (found._tag === "Failure") {
+    return { ok: false as const, reason: `${found.failure.message} (nsenter is in util-linux)` }
+  }
+  const mounts = systemMounts(options.system)
+  const probe = yield* BubblewrapSession.probeJoin({
+    bwrap: options.bwrap,
+    nsenter: found.success,
+    mounts,
+    nestedUserNamespaces: options.nestedUserNamespaces !== undefined
+  })
+  if (!probe.ok) return probe
+  const sessions = yield* BubblewrapSession.make({ bwrap: options.bwrap, join: probe.join, mounts })
+  return { ok: true as const, join: probe.join, sessions }
+})
 
 /** The sandbox service for a probed bwrap. */
 export const make = Effect.fn("Bubblewrap.make")(function*(
@@ -322,6 +380,8 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
   const extraWritable = absolute(options.extraWritable)
   const extraReadable = absolute(options.extraReadable)
   const hardening = yield* hardeningOf(options)
+  const sessions = yield* sessionsOf({ ...options, system })
+  if (!sessions.ok) hardening.unenforced.push(`localhost is not shared between a session's calls: ${sessions.reason}`)
   // The host's passed variables, read once: the environment does not change while the process runs.
   const environment = yield* SandboxEnv.environment(options.env ?? [])
   const status: Sandbox.Status = {
@@ -385,11 +445,21 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
     )
     const hidden = policy.outside !== "writable"
     const callNetwork = policy.network ?? network
+    // A call of a session enters the session's network (its loopback shared with the session's
+    // other calls) unless it uses the host's; nsenter, like bwrap, must still be trusted.
+    const join = policy.session === undefined || callNetwork === "allow" || !sessions.ok ? undefined : yield* Effect.andThen(
+      TrustedProgram.check(sessions.join.nsenter, [policy.root, ...extraWritable]).pipe(
+        Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
+        platform
+      ),
+      sessions.sessions.join(policy.session)
+    )
     // Under `proxy`: the call's proxy, listening before bwrap starts, closed with the call's scope.
     const proxy = callNetwork === "proxy" ? yield* platform(NetworkProxy.start({ authorize: policy.authorize })) : undefined
     const args = bwrapArguments({
       policy,
       network: callNetwork,
+      sessionNetwork: join !== undefined,
       system,
       extraWritable,
       extraReadable,
@@ -403,7 +473,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
     })
     const inner = proxy === undefined ? command : proxy.wrap(command)
     if (proxy !== undefined) args.push(...proxy.bwrapArguments)
-    const start = launcher({ bwrap: options.bwrap, filter: hardening.seccomp === undefined ? undefined : filter, procs })
+    const start = launcher({ bwrap: options.bwrap, filter: hardening.seccomp === undefined ? undefined : filter, procs, join })
     return {
       command: start.command,
       args: [...start.args, ...args, "--", inner.command, ...inner.args],
@@ -434,7 +504,8 @@ export const layer = (options: Options = {}): Layer.Layer<
     Effect.gen(function*() {
       const mode = options.mode ?? "auto"
       if (mode === "off") return Sandbox.none("sandbox.mode is \"off\"", { env: options.env })
-      const services = yield* Effect.context<FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner>()
+      // With the layer's scope: the session namespaces the service holds are let go when it closes.
+      const services = yield* Effect.context<FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner | Scope.Scope>()
       const resolved = yield* Effect.cached(resolve(options, mode).pipe(Effect.provideContext(services)))
       return {
         status: Effect.flatMap(resolved, (service) => service.status),

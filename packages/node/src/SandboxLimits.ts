@@ -27,6 +27,12 @@ export const DEFAULT_MAX_PROCESSES = 1024
 /** The size of the private temp directory, and of the private home, when the config says nothing (`sandbox.tmpMaxBytes`). */
 export const DEFAULT_TMP_MAX_BYTES = 512 * 1024 * 1024
 
+/**
+ * The most sessions whose shared loopback (network namespace) one sandbox layer keeps; past it the
+ * least recently used session's is let go, and its next call gets a new one.
+ */
+export const MAX_SESSIONS = 64
+
 /** Where per-call pids cgroups go, or why there are none. */
 export type Pids = { readonly _tag: "cgroup"; readonly parent: string } | { readonly _tag: "none"; readonly reason: string }
 

@@ -1,0 +1,250 @@
+/**
+ * One loopback per session, with real bwrap, nsenter and processes: a server one call of a session
+ * starts on 127.0.0.1 is reached by another call of the same session, and by nothing else (another
+ * session's call, the host); the namespaces are let go with the layer. Needs bwrap, nsenter
+ * (util-linux) and python3 (the server and the clients inside).
+ */
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs"
+import { connect } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Events, Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
+import { Bubblewrap, BubblewrapSession } from "@agent-tools/node"
+import { Programs } from "@agent-tools/testing"
+import { Bash } from "@agent-tools/tools"
+
+const platform = Layer.mergeAll(
+  NodeServices.layer,
+  Truncate.layer().pipe(Layer.provide(SpillStorage.layerMemory()), Layer.provide(Events.layerNoop))
+)
+
+const programs = Programs.requires("bwrap", "nsenter", "python3")
+const live = (
+  name: string,
+  body: () => Effect.Effect<void, unknown, Scope.Scope | Layer.Success<typeof platform>>
+) => it.live.skipIf(!programs.ok)(`${name}${programs.note}`, () => body().pipe(Effect.provide(platform)), 60_000)
+
+/** The absolute path of a program on PATH. */
+const where = (program: string) => execFileSync("/bin/sh", ["-c", `command -v ${program}`], { encoding: "utf8" }).trim()
+
+/** A workspace, removed when the test's scope closes. */
+const workspace = Effect.acquireRelease(
+  Effect.sync(() => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "sandbox-session-")))
+    const ws = join(base, "ws")
+    mkdirSync(ws)
+    return { base, ws }
+  }),
+  (f) => Effect.sync(() => rmSync(f.base, { recursive: true, force: true }))
+)
+
+/** A Bubblewrap layer built in a scope of its own, which the test closes. */
+const buildLayer = (options: Bubblewrap.Options = {}) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const context = yield* Layer.buildWithScope(Bubblewrap.layer(options), scope)
+    const service = Context.get(context, Sandbox.Sandbox)
+    const status = yield* service.status
+    assert.isTrue(status.sandboxed, JSON.stringify(status))
+    return { service, status, scope }
+  })
+
+const run = (service: Sandbox.Service, ws: string, command: string, policy: Partial<Sandbox.Policy> = {}) =>
+  Bash.run({
+    command,
+    cwd: ws,
+    shell: { path: "/bin/bash", name: "bash", kind: "posix" },
+    platform: "linux",
+    env: { ...Bash.NON_INTERACTIVE_ENV },
+    timeout: 30_000,
+    grace: 500,
+    drain: 250,
+    truncation: { tool: "bash", direction: "head+tail" },
+    sandbox: { service, policy: { root: ws, cwd: ws, writable: [], readable: [], outside: "hidden", ...policy } }
+  })
+
+const PORT = 20000 + (process.pid % 20000)
+
+/** Serves `GREETING` on 127.0.0.1:PORT, writes `ready` once listening, ends after one client or 20 s. */
+const SERVER = `/usr/bin/python3 -c '
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", ${PORT}))
+s.listen()
+open("ready", "w").write("1")
+s.settimeout(20)
+c, _ = s.accept()
+c.sendall(b"hello from the session")
+c.close()
+'`
+
+/** Prints what 127.0.0.1:PORT says, or the error. */
+const CLIENT = `/usr/bin/python3 -c '
+import socket
+try:
+    print(socket.create_connection(("127.0.0.1", ${PORT}), timeout=5).recv(100).decode())
+except Exception as e:
+    print("error", type(e).__name__)
+'`
+
+/** What the host gets from 127.0.0.1:PORT: the greeting, or the error's code. */
+const hostConnect = Effect.callback<string>((resume) => {
+  let text = ""
+  const socket = connect({ host: "127.0.0.1", port: PORT })
+  socket.on("data", (d) => text += d)
+  socket.on("end", () => resume(Effect.succeed(text)))
+  socket.on("error", (e: NodeJS.ErrnoException) => resume(Effect.succeed(`error ${e.code}`)))
+})
+
+/** This process's descriptors that hold a network namespace other than its own. */
+const heldNamespaces = () => {
+  const own = readlinkSync("/proc/self/ns/net")
+  return readdirSync("/proc/self/fd").flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`)
+      return target.startsWith("net:[") && target !== own ? [target] : []
+    } catch {
+      return []
+    }
+  })
+}
+
+/** Host pids whose command line contains `marker` (alive, not zombies). */
+const processesWith = (marker: string): Array<number> =>
+  readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((pid) => {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      return cmdline.includes(marker) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
+    } catch {
+      return false
+    }
+  }).map(Number)
+
+describe("one loopback per session", () => {
+  live("a server one call starts is reached by a concurrent call of the same session, not by another session nor the host", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* workspace
+      const { service, status, scope } = yield* buildLayer()
+      assert.isUndefined(status.sandboxed ? status.unenforced?.find((s) => s.startsWith("localhost")) : undefined)
+      const server = yield* Effect.forkChild(run(service, ws, SERVER, { session: "s1", network: "proxy" }))
+      for (let i = 0; i < 200 && !existsSync(join(ws, "ready")); i++) yield* Effect.sleep("50 millis")
+      if (!existsSync(join(ws, "ready"))) assert.fail(`the server did not start: ${(yield* Fiber.join(server)).output.content}`)
+
+      // The host's own loopback has nothing on that port.
+      assert.match(yield* hostConnect, /^error /)
+      const other = yield* run(service, ws, CLIENT, { session: "s2", network: "proxy" })
+      assert.strictEqual(other.output.content, "error ConnectionRefusedError\n")
+      const alone = yield* run(service, ws, CLIENT, { network: "deny" })
+      assert.strictEqual(alone.output.content, "error ConnectionRefusedError\n")
+      // The same session under `deny` (a call of local programs only): the same loopback.
+      const same = yield* run(service, ws, CLIENT, { session: "s1", network: "deny" })
+      assert.strictEqual(same.output.content, "hello from the session\n")
+
+      const served = yield* Fiber.join(server)
+      assert.strictEqual(served.exitCode, 0, served.output.content)
+      assert.isTrue(served.sandboxed)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  live("the session's namespaces are let go when the layer closes, and no holder process is left", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* workspace
+      const before = heldNamespaces().length
+      const { service, scope } = yield* buildLayer()
+      const a = yield* run(service, ws, "readlink /proc/self/ns/net", { session: "a" })
+      const b = yield* run(service, ws, "readlink /proc/self/ns/net", { session: "b" })
+      const a2 = yield* run(service, ws, "readlink /proc/self/ns/net", { session: "a", network: "deny" })
+      assert.match(a.output.content, /^net:\[\d+\]\n$/)
+      assert.strictEqual(a2.output.content, a.output.content)
+      assert.notStrictEqual(b.output.content, a.output.content)
+      assert.strictEqual(heldNamespaces().length, before + 2)
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual(heldNamespaces().length, before)
+      assert.deepStrictEqual(processesWith("echo $$; read _"), [])
+    }))
+
+  live("calls without a session, or under `allow`, do not enter one", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* workspace
+      const { service, scope } = yield* buildLayer()
+      const own = readlinkSync("/proc/self/ns/net")
+      const [x, y, host] = yield* Effect.forEach(
+        [{}, {}, { session: "a", network: "allow" as const }],
+        (policy) => run(service, ws, "readlink /proc/self/ns/net", policy)
+      )
+      assert.notStrictEqual(x!.output.content, y!.output.content)
+      assert.strictEqual(host!.output.content, `${own}\n`)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  live("past the most sessions kept, the least recently used one is let go", () =>
+    Effect.gen(function*() {
+      const { service, scope } = yield* buildLayer()
+      const status = yield* service.status
+      assert.isTrue(status.sandboxed)
+      const bwrap = yield* BubblewrapSession.probeJoin({
+        bwrap: where("bwrap"),
+        nsenter: where("nsenter"),
+        mounts: ["--ro-bind", "/", "/"],
+        nestedUserNamespaces: false
+      })
+      assert.isTrue(bwrap.ok, JSON.stringify(bwrap))
+      if (!bwrap.ok) return
+      const sessions = yield* BubblewrapSession.make({ bwrap: where("bwrap"), join: bwrap.join, mounts: ["--ro-bind", "/", "/"], max: 2 })
+      const before = heldNamespaces().length
+      yield* sessions.join("a")
+      yield* sessions.join("b")
+      yield* sessions.join("a")
+      yield* sessions.join("c")
+      assert.deepStrictEqual(yield* sessions.held, ["a", "c"])
+      assert.strictEqual(heldNamespaces().length, before + 2)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  live("without a usable nsenter, calls keep their own loopback and the status says why", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* workspace
+      const { service, status, scope } = yield* buildLayer({ nsenter: "/nonexistent/nsenter" })
+      assert.isTrue(status.sandboxed)
+      const why = status.sandboxed ? status.unenforced?.find((s) => s.startsWith("localhost is not shared between a session's calls: ")) : undefined
+      assert.include(why, "/nonexistent/nsenter")
+      const a = yield* run(service, ws, "readlink /proc/self/ns/net", { session: "a" })
+      const a2 = yield* run(service, ws, "readlink /proc/self/ns/net", { session: "a" })
+      assert.strictEqual(a.exitCode, 0)
+      assert.notStrictEqual(a.output.content, a2.output.content)
+      yield* Scope.close(scope, Exit.void)
+    }))
+})
+
+describe("terminal calls", () => {
+  const policy: Sandbox.Policy = { root: "/ws", cwd: "/ws", writable: [], readable: [], outside: "hidden" }
+  const args = (over: Partial<Sandbox.Policy>) =>
+    Bubblewrap.bwrapArguments({ policy: { ...policy, ...over }, network: "proxy", system: [], extraWritable: [], extraReadable: [], tmp: undefined })
+
+  it("a terminal call drops --new-session and nothing else", () => {
+    const plain = args({})
+    const terminal = args({ terminal: true })
+    assert.include(plain, "--new-session")
+    assert.deepStrictEqual(terminal, plain.filter((a) => a !== "--new-session"))
+  })
+
+  it("a call in its session's network has no --unshare-net, and nothing else changes", () => {
+    const own = args({ session: "a" })
+    const shared = Bubblewrap.bwrapArguments({
+      policy: { ...policy, session: "a" },
+      network: "proxy",
+      sessionNetwork: true,
+      system: [],
+      extraWritable: [],
+      extraReadable: [],
+      tmp: undefined
+    })
+    assert.deepStrictEqual(shared, own.filter((a) => a !== "--unshare-net"))
+  })
+})
