@@ -46,7 +46,7 @@ import * as Path from "effect/Path"
 import * as Schedule from "effect/Schedule"
 import type { PlatformError } from "effect/PlatformError"
 import type { ChildProcessSpawner } from "effect/process"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import { ProtectedPaths, Sandbox, SandboxEnv, TrustedProgram } from "@agent-tools/core"
 import { probeOnce } from "./BubblewrapProbe.ts"
 import * as DataDir from "./DataDir.ts"
@@ -355,12 +355,20 @@ const sessionsOf = Effect.fn("Bubblewrap.sessions")(function*(
   return { ok: true as const, join: probe.join, sessions }
 })
 
+/** Calls wrapped by this process (every layer): numbers each call's pids cgroup, unique on the host with the pid. */
+let calls = 0
+
+/** What tells a file's state apart: its inode, size, mode and modification time. */
+const stampOf = (info: FileSystem.File.Info) =>
+  `${Option.getOrUndefined(info.ino)} ${info.size} ${info.mode} ${Option.getOrUndefined(info.mtime)?.getTime()}`
+
 /** The sandbox service for a probed bwrap. */
 export const make = Effect.fn("Bubblewrap.make")(function*(
   options: Options & { readonly backend: string; readonly bwrap: string; readonly nestedUserNamespaces?: string | undefined }
 ) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
+  const layerScope = yield* Effect.scope
   const network = options.network ?? DEFAULT_NETWORK
   const nodeDir = path.dirname(path.dirname(process.execPath))
   const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
@@ -394,16 +402,78 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
   }
   const platform = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
+  const setup = (cause: PlatformError) =>
+    new Sandbox.SandboxError({ reason: "setup", message: `cannot create the sandbox's files: ${cause.message}`, cause })
+  /**
+   * The files bwrap reads, made once per layer in a directory of the OS temp dir (removed when the
+   * layer closes) on its first call: the seccomp filter, and the empty file that masks secrets. No command can
+   * change them: the directory lies under the private temp directory of a call that hides the
+   * outside, and is mounted read-only into every call that could write it (`readOnly`). They are
+   * still checked before each call (same inode, size, mode and time, as made), and made anew if
+   * anything else changed them (a temp cleaner removed them).
+   */
+  const makeFiles = Effect.gen(function*() {
+    const dir = yield* Effect.acquireRelease(
+      fs.makeTempDirectory({ prefix: "agent-tools-sandbox-" }),
+      (dir) =>
+        fs.remove(dir, { recursive: true, force: true }).pipe(
+          Effect.retry({ times: 5, schedule: Schedule.spaced(Duration.millis(50)) }),
+          Effect.ignore
+        )
+    ).pipe(Scope.provide(layerScope))
+    const empty = path.join(dir, "empty")
+    yield* fs.writeFileString(empty, "", { mode: 0o444 })
+    const filter = path.join(dir, "seccomp")
+    if (hardening.seccomp !== undefined) yield* fs.writeFile(filter, hardening.seccomp, { mode: 0o444 })
+    const paths = hardening.seccomp === undefined ? [empty] : [empty, filter]
+    const stamps = yield* Effect.forEach(paths, (p) => Effect.map(fs.stat(p), stampOf))
+    return { dir, empty, filter, paths, stamps }
+  }).pipe(Effect.mapError(setup))
+  let files: Effect.Success<typeof makeFiles> | undefined
+  const checkedFiles = Effect.suspend(() => {
+    const known = files
+    if (known === undefined) return Effect.tap(makeFiles, (made) => Effect.sync(() => files = made))
+    return Effect.forEach(known.paths, (p) => Effect.map(fs.stat(p), stampOf).pipe(Effect.orElseSucceed(() => "")), { concurrency: "unbounded" })
+      .pipe(
+        Effect.flatMap((stamps) =>
+          stamps.every((stamp, i) => stamp === known.stamps[i])
+            ? Effect.succeed(known)
+            : Effect.tap(makeFiles, (made) => Effect.sync(() => files = made))
+        )
+      )
+  })
   const wrap = Effect.fn("Bubblewrap.wrap")(function*(command: Sandbox.Command, policy: Sandbox.Policy) {
-    const setup = (cause: PlatformError) =>
-      new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's private directories: ${cause.message}`, cause })
-    // bwrap was trusted when the layer found it; it must still be, now that commands have run.
-    yield* TrustedProgram.check(options.bwrap, [policy.root, ...extraWritable]).pipe(
-      Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
-      platform
-    )
-    // Read now, not when the layer was built: the user may have set core.hooksPath since.
-    const guarded = yield* platform(ProtectedPaths.resolve(policy.root))
+    const untrusted = [policy.root, ...extraWritable]
+    // bwrap (and nsenter) were trusted when the layer found them; they must still be, now that commands have run.
+    const trusted = (program: string) =>
+      TrustedProgram.check(program, untrusted).pipe(
+        Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
+        platform
+      )
+    const callNetwork = policy.network ?? network
+    const hidden = policy.outside !== "writable"
+    // The steps below do not depend on each other: they run at once.
+    const [, guarded, files, procs, join] = yield* Effect.all([
+      trusted(options.bwrap),
+      // Read now, not when the layer was built: the user may have set core.hooksPath since.
+      platform(ProtectedPaths.resolve(policy.root)),
+      checkedFiles,
+      hardening.pids === undefined ? Effect.succeed(undefined) : SandboxLimits.pidsCgroup(
+        hardening.pids,
+        `agent-tools-${process.pid}-${++calls}`,
+        hardening.maxProcesses
+      ).pipe(
+        platform,
+        Effect.mapError((cause) =>
+          new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's pids cgroup: ${cause.message}`, cause })
+        )
+      ),
+      // A call of a session enters the session's network (its loopback shared with the session's
+      // other calls) unless it uses the host's.
+      policy.session === undefined || callNetwork === "allow" || !sessions.ok
+        ? Effect.succeed(undefined)
+        : Effect.andThen(trusted(sessions.join.nsenter), sessions.sessions.join(policy.session))
+    ], { concurrency: "unbounded" })
     // What the call could create in `.git` unprotected is removed once its processes are gone.
     const absent = yield* platform(ProtectedPaths.absentGitEntries(guarded))
     if (absent.length > 0) {
@@ -417,43 +487,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
         )
       )
     }
-    // One directory per call holding the files bwrap reads (the seccomp filter, the empty file
-    // that masks secrets); removed when the call's scope closes. The private temp and home are
-    // tmpfs mounts inside the sandbox, so nothing a command writes there lands in it.
-    const dir = yield* Effect.acquireRelease(
-      fs.makeTempDirectory({ prefix: "agent-tools-sandbox-" }).pipe(Effect.mapError(setup)),
-      (dir) =>
-        fs.remove(dir, { recursive: true, force: true }).pipe(
-          Effect.retry({ times: 5, schedule: Schedule.spaced(Duration.millis(50)) }),
-          Effect.ignore
-        )
-    )
-    const empty = path.join(dir, "empty")
-    yield* fs.writeFileString(empty, "", { mode: 0o444 }).pipe(Effect.mapError(setup))
-    const filter = path.join(dir, "seccomp")
-    if (hardening.seccomp !== undefined) yield* fs.writeFile(filter, hardening.seccomp).pipe(Effect.mapError(setup))
-    const procs = hardening.pids === undefined ? undefined : yield* SandboxLimits.pidsCgroup(
-      hardening.pids,
-      path.basename(dir),
-      hardening.maxProcesses
-    ).pipe(
-      Effect.provideService(FileSystem.FileSystem, fs),
-      Effect.provideService(Path.Path, path),
-      Effect.mapError((cause) =>
-        new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's pids cgroup: ${cause.message}`, cause })
-      )
-    )
-    const hidden = policy.outside !== "writable"
-    const callNetwork = policy.network ?? network
-    // A call of a session enters the session's network (its loopback shared with the session's
-    // other calls) unless it uses the host's; nsenter, like bwrap, must still be trusted.
-    const join = policy.session === undefined || callNetwork === "allow" || !sessions.ok ? undefined : yield* Effect.andThen(
-      TrustedProgram.check(sessions.join.nsenter, [policy.root, ...extraWritable]).pipe(
-        Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
-        platform
-      ),
-      sessions.sessions.join(policy.session)
-    )
+    const { dir, empty, filter } = files
     // Under `proxy`: the call's proxy, listening before bwrap starts, closed with the call's scope.
     const proxy = callNetwork === "proxy" ? yield* platform(NetworkProxy.start({ authorize: policy.authorize })) : undefined
     const args = bwrapArguments({
@@ -469,7 +503,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
       seccompFd: hardening.seccomp === undefined ? undefined : SandboxSeccomp.FD,
       masks: { secrets: hardening.secrets, empty },
       protected: guarded.existing,
-      readOnly: [userConfig]
+      readOnly: [userConfig, dir]
     })
     const inner = proxy === undefined ? command : proxy.wrap(command)
     if (proxy !== undefined) args.push(...proxy.bwrapArguments)

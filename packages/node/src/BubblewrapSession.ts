@@ -20,9 +20,11 @@
  *   namespace, which this user owns, so `nsenter --user=… --net=… --preserve-credentials` (bwrap
  *   then runs with the same uid and no capabilities, and makes its own user namespace inside).
  *   The descriptors are close-on-exec: no command ever holds them.
- * - The descriptors belong to the sandbox layer: closed when its scope closes, and for the least
+ * - The descriptors belong to the sandbox layer: let go when its scope closes, and for the least
  *   recently used session when more than `SandboxLimits.MAX_SESSIONS` are kept (its namespace then
- *   lives on only while its running calls do; its next call gets a new one).
+ *   lives on only while its running calls do; its next call gets a new one). A descriptor is
+ *   closed only once no call that may still enter through it is running, so its number is never
+ *   reused under a call (which would then enter whatever the new descriptor is).
  *
  * Whether this works here is probed once per process (`probeJoin`); where it does not, calls keep
  * a loopback of their own and the sandbox's status says why.
@@ -134,9 +136,13 @@ export const create = Effect.fn("BubblewrapSession.create")(function*(
     if (parentOf(pid) !== Number(handle.pid)) return yield* setupError(`process ${pid} is not the holder bwrap started`)
     const net = yield* openNamespace(`/proc/${pid}/ns/net`).pipe(Scope.provide(scope))
     const user = yield* openNamespace(`/proc/${pid}/ns/user`).pipe(Scope.provide(scope))
-    const inode = fstatSync(net).ino
+    const inodes = yield* Effect.try({
+      try: () => ({ held: fstatSync(net).ino, own: statSync("/proc/self/ns/net").ino }),
+      catch: (cause) => setupError(String(cause), cause)
+    })
     // Checked on the open descriptor: never this process's own network (the host's loopback).
-    if (inode === statSync("/proc/self/ns/net").ino) return yield* setupError("the holder shares this process's network")
+    if (inodes.held === inodes.own) return yield* setupError("the holder shares this process's network")
+    const inode = inodes.held
     return { net, user, inode }
   }))
 })
@@ -218,20 +224,30 @@ const probeJoinNow = Effect.fn("BubblewrapSession.probeJoin")(function*(options:
 
 /** The namespaces of a layer's sessions. */
 export interface Sessions {
-  /** The nsenter command line that puts a call of `session` in the session's namespace (made on its first call). */
-  readonly join: (session: string) => Effect.Effect<ReadonlyArray<string>, Sandbox.SandboxError>
+  /**
+   * The nsenter command line that puts a call of `session` in the session's namespace (made on its
+   * first call). The namespace is held for the call until `Scope` closes, even if the session is
+   * let go meanwhile: a descriptor is never closed, and its number reused, while a call may still
+   * enter through it.
+   */
+  readonly join: (session: string) => Effect.Effect<ReadonlyArray<string>, Sandbox.SandboxError, Scope.Scope>
   /** The sessions whose namespace is held now, least recently used first. */
   readonly held: Effect.Effect<ReadonlyArray<string>>
 }
 
-interface Entry_ {
+interface Held {
+  /** Where the namespace's descriptors are open. */
   readonly scope: Scope.Closeable
   readonly namespace: Effect.Effect<Namespace, Sandbox.SandboxError>
+  /** Calls using it now. */
+  users: number
+  /** Let go (the layer closed, or more sessions came): closed when its last call ends. */
+  released: boolean
 }
 
 /**
  * The session namespaces of one sandbox layer: each made on its session's first call, kept until
- * `scope` closes; past `max` sessions the least recently used is let go.
+ * the layer's scope closes; past `max` sessions the least recently used is let go.
  */
 export const make = Effect.fn("BubblewrapSession.make")(function*(options: {
   readonly bwrap: string
@@ -239,42 +255,61 @@ export const make = Effect.fn("BubblewrapSession.make")(function*(options: {
   readonly mounts: ReadonlyArray<string>
   readonly max?: number | undefined
 }): Effect.fn.Return<Sessions, never, Scope.Scope | ChildProcessSpawner.ChildProcessSpawner> {
-  const layerScope = yield* Effect.scope
   const services = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
   const max = options.max ?? SandboxLimits.MAX_SESSIONS
   // Insertion order is use order: an entry is moved to the end on each use.
-  const sessions = new Map<string, Entry_>()
+  const sessions = new Map<string, Held>()
   const lock = yield* Semaphore.make(1)
-  yield* Effect.addFinalizer(() => Effect.suspend(() => Effect.forEach([...sessions.values()], (e) => Scope.close(e.scope, Exit.void), { discard: true })))
+  let closed = false
 
-  const entryOf = (session: string) =>
+  const closeIfUnused = (held: Held) => held.released && held.users === 0 ? Scope.close(held.scope, Exit.void) : Effect.void
+  const release = (held: Held) =>
+    Effect.suspend(() => {
+      held.released = true
+      return closeIfUnused(held)
+    })
+  yield* Effect.addFinalizer(() =>
+    Effect.suspend(() => {
+      closed = true
+      const all = [...sessions.values()]
+      sessions.clear()
+      return Effect.forEach(all, release, { discard: true })
+    })
+  )
+
+  /** The session's entry, made if new, counted as used by one more call. */
+  const acquire = (session: string) =>
     lock.withPermits(1)(Effect.gen(function*() {
-      const known = sessions.get(session)
-      if (known !== undefined) {
-        sessions.delete(session)
-        sessions.set(session, known)
-        return known
+      if (closed) return yield* setupError("the sandbox layer was closed")
+      let held = sessions.get(session)
+      if (held !== undefined) sessions.delete(session)
+      else {
+        const scope = yield* Scope.make()
+        const namespace = yield* Effect.cached(create(options.bwrap, options.mounts, scope).pipe(Effect.provideContext(services)))
+        held = { scope, namespace, users: 0, released: false }
       }
-      const scope = yield* Scope.fork(layerScope)
-      const namespace = yield* Effect.cached(create(options.bwrap, options.mounts, scope).pipe(Effect.provideContext(services)))
-      const entry: Entry_ = { scope, namespace }
-      sessions.set(session, entry)
+      sessions.set(session, held)
+      held.users++
       while (sessions.size > max) {
         const [oldest, old] = sessions.entries().next().value!
         sessions.delete(oldest)
-        yield* Scope.close(old.scope, Exit.void)
+        yield* release(old)
       }
-      return entry
+      return held
     }))
 
   const join = Effect.fn("BubblewrapSession.join")(function*(session: string) {
-    const entry = yield* entryOf(session)
-    const namespace = yield* entry.namespace.pipe(
+    const held = yield* Effect.acquireRelease(acquire(session), (held) =>
+      Effect.suspend(() => {
+        held.users--
+        return closeIfUnused(held)
+      }))
+    const namespace = yield* held.namespace.pipe(
       // A failed start is not kept: the session's next call tries again.
       Effect.tapError(() =>
         Effect.suspend(() => {
-          if (sessions.get(session) === entry) sessions.delete(session)
-          return Scope.close(entry.scope, Exit.void)
+          if (sessions.get(session) === held) sessions.delete(session)
+          return release(held)
         })
       )
     )

@@ -198,11 +198,22 @@ describe("one loopback per session", () => {
       if (!bwrap.ok) return
       const sessions = yield* BubblewrapSession.make({ bwrap: where("bwrap"), join: bwrap.join, mounts: ["--ro-bind", "/", "/"], max: 2 })
       const before = heldNamespaces().length
-      yield* sessions.join("a")
-      yield* sessions.join("b")
-      yield* sessions.join("a")
-      yield* sessions.join("c")
+      // Each join as a call: held while its scope is open.
+      const call = (session: string) => Effect.scoped(sessions.join(session))
+      yield* call("a")
+      yield* call("b")
+      yield* call("a")
+      yield* call("c")
       assert.deepStrictEqual(yield* sessions.held, ["a", "c"])
+      assert.strictEqual(heldNamespaces().length, before + 2)
+      // A session let go while a call of it runs keeps its namespace until that call ends.
+      const running = yield* Scope.make()
+      yield* sessions.join("c").pipe(Scope.provide(running))
+      yield* call("d")
+      yield* call("e")
+      assert.deepStrictEqual(yield* sessions.held, ["d", "e"])
+      assert.strictEqual(heldNamespaces().length, before + 3)
+      yield* Scope.close(running, Exit.void)
       assert.strictEqual(heldNamespaces().length, before + 2)
       yield* Scope.close(scope, Exit.void)
     }))
