@@ -5,7 +5,7 @@
  * (util-linux) and python3 (the server and the clients inside).
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -230,6 +230,60 @@ describe("one loopback per session", () => {
       assert.strictEqual(a.exitCode, 0)
       assert.notStrictEqual(a.output.content, a2.output.content)
       yield* Scope.close(scope, Exit.void)
+    }))
+})
+
+describe("the files bwrap reads, made once per layer", () => {
+  /** The layer's directory of files, from the seccomp filter's path in a wrapped call. */
+  const filesOf = (service: Sandbox.Service, ws: string) =>
+    Effect.scoped(Effect.gen(function*() {
+      const wrapped = yield* service.wrap({ command: "/bin/true", args: [] }, { root: ws, cwd: ws, writable: [], readable: [], outside: "hidden" })
+      const filter = wrapped.args.find((a) => a.endsWith("/seccomp"))
+      assert.isDefined(filter, wrapped.args.join(" "))
+      return filter!.slice(0, filter!.lastIndexOf("/"))
+    }))
+  const snapshot = (dir: string) =>
+    readdirSync(dir).sort().map((name) => {
+      const info = statSync(join(dir, name))
+      return `${name} ${info.ino} ${info.size} ${info.mode} ${info.mtimeMs} ${readFileSync(join(dir, name)).toString("hex")}`
+    })
+
+  live("a command that sees the host's temp dir cannot change them", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* workspace
+      const { service, scope } = yield* buildLayer()
+      const dir = yield* filesOf(service, ws)
+      const before = snapshot(dir)
+      const attack = yield* run(
+        service,
+        ws,
+        `for f in "${dir}"/*; do echo x >> "$f"; chmod 666 "$f"; rm -f "$f"; done; mv "${dir}" "${dir}.old"; touch "${dir}/new"; echo done`,
+        { outside: "writable" }
+      )
+      assert.include(attack.output.content, "done")
+      assert.include(attack.output.content, "Read-only file system")
+      assert.deepStrictEqual(snapshot(dir), before)
+      yield* Scope.close(scope, Exit.void)
+      assert.isFalse(existsSync(dir), "the layer's files are removed when it closes")
+    }))
+
+  live("changed or removed between calls (a temp cleaner), they are made anew", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* workspace
+      const { service, scope } = yield* buildLayer()
+      const dir = yield* filesOf(service, ws)
+      // The mask file: a secret path reads as it.
+      chmodSync(join(dir, "empty"), 0o644)
+      writeFileSync(join(dir, "empty"), "not empty\n")
+      const masked = yield* run(service, ws, "wc -c < /etc/shadow")
+      assert.strictEqual(masked.output.content, "0\n")
+      const again = yield* filesOf(service, ws)
+      assert.notStrictEqual(again, dir)
+      rmSync(again, { recursive: true, force: true })
+      const after = yield* run(service, ws, "wc -c < /etc/shadow")
+      assert.strictEqual(after.output.content, "0\n")
+      yield* Scope.close(scope, Exit.void)
+      rmSync(dir, { recursive: true, force: true })
     }))
 })
 
