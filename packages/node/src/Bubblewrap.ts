@@ -355,9 +355,6 @@ const sessionsOf = Effect.fn("Bubblewrap.sessions")(function*(
   return { ok: true as const, join: probe.join, sessions }
 })
 
-/** Calls wrapped by this process (every layer): numbers each call's pids cgroup, unique on the host with the pid. */
-let calls = 0
-
 /** What tells a file's state apart: its inode, size, mode and modification time. */
 const stampOf = (info: FileSystem.File.Info) =>
   `${Option.getOrUndefined(info.ino)} ${info.size} ${info.mode} ${Option.getOrUndefined(info.mtime)?.getTime()}`
@@ -429,6 +426,8 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
     const stamps = yield* Effect.forEach(paths, (p) => Effect.map(fs.stat(p), stampOf))
     return { dir, empty, filter, paths, stamps }
   }).pipe(Effect.mapError(setup))
+  // The calls' pids cgroups, reused while empty; removed when the layer closes.
+  const pids = hardening.pids === undefined ? undefined : yield* SandboxLimits.pidsPool(hardening.pids, hardening.maxProcesses)
   let files: Effect.Success<typeof makeFiles> | undefined
   const checkedFiles = Effect.suspend(() => {
     const known = files
@@ -458,12 +457,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
       // Read now, not when the layer was built: the user may have set core.hooksPath since.
       platform(ProtectedPaths.resolve(policy.root)),
       checkedFiles,
-      hardening.pids === undefined ? Effect.succeed(undefined) : SandboxLimits.pidsCgroup(
-        hardening.pids,
-        `agent-tools-${process.pid}-${++calls}`,
-        hardening.maxProcesses
-      ).pipe(
-        platform,
+      pids === undefined ? Effect.succeed(undefined) : pids.acquire.pipe(
         Effect.mapError((cause) =>
           new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's pids cgroup: ${cause.message}`, cause })
         )
@@ -503,7 +497,8 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
       seccompFd: hardening.seccomp === undefined ? undefined : SandboxSeccomp.FD,
       masks: { secrets: hardening.secrets, empty },
       protected: guarded.existing,
-      readOnly: [userConfig, dir]
+      // The pids cgroups too: a call that sees the host's `/sys` must not lift its own cap.
+      readOnly: [userConfig, dir, ...(hardening.pids === undefined ? [] : [hardening.pids])]
     })
     const inner = proxy === undefined ? command : proxy.wrap(command)
     if (proxy !== undefined) args.push(...proxy.bwrapArguments)

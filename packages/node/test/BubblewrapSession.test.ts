@@ -13,7 +13,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { Events, Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
-import { Bubblewrap, BubblewrapSession } from "@agent-tools/node"
+import { Bubblewrap, BubblewrapSession, SandboxLimits } from "@agent-tools/node"
 import { Programs } from "@agent-tools/testing"
 import { Bash } from "@agent-tools/tools"
 
@@ -284,6 +284,36 @@ describe("the files bwrap reads, made once per layer", () => {
       assert.strictEqual(after.output.content, "0\n")
       yield* Scope.close(scope, Exit.void)
       rmSync(dir, { recursive: true, force: true })
+    }))
+})
+
+describe("the calls' pids cgroups", () => {
+  live("an emptied cgroup is reused by the next call, with its cap written again", () =>
+    Effect.gen(function*() {
+      const pids = yield* SandboxLimits.detectPids()
+      if (pids._tag === "none") return // no cgroup to make here (an unprivileged user): nothing to reuse
+      const pool = yield* SandboxLimits.pidsPool(pids.parent, 64)
+      const first = yield* Effect.scoped(Effect.tap(pool.acquire, (procs) => Effect.sync(() => writeFileSync(procs.replace(/cgroup\.procs$/, "pids.max"), "5\n"))))
+      const second = yield* Effect.scoped(Effect.tap(pool.acquire, (procs) =>
+        Effect.sync(() => assert.strictEqual(readFileSync(procs.replace(/cgroup\.procs$/, "pids.max"), "utf8"), "64\n"))))
+      assert.strictEqual(second, first)
+    }))
+
+  live("a call that sees the host's /sys cannot lift its own cap", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* workspace
+      const pids = yield* SandboxLimits.detectPids()
+      if (pids._tag === "none" || !pids.parent.startsWith("/sys/fs/cgroup/pids")) return // the cgroup v1 layout this command reads
+      const { service, scope } = yield* buildLayer()
+      const result = yield* run(
+        service,
+        ws,
+        `f=/sys/fs/cgroup/pids$(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)/pids.max; cat "$f"; echo max > "$f" && echo raised; cat "$f"`,
+        { outside: "writable" }
+      )
+      assert.notInclude(result.output.content, "raised")
+      assert.include(result.output.content, "Read-only file system")
+      yield* Scope.close(scope, Exit.void)
     }))
 })
 
