@@ -1,7 +1,8 @@
 /**
  * The Linux sandbox for shell commands: each call runs under bubblewrap (`bwrap`) in fresh user,
- * PID and IPC namespaces (and a network namespace of its own unless the network is `allow`; under
- * `proxy`, HTTP(S) goes out through `NetworkProxy`), on a root that holds only:
+ * PID and IPC namespaces, and unless the network is `allow` in a network namespace of its own or,
+ * for a call of a session, the one its session's calls share (`BubblewrapSession`); under `proxy`,
+ * HTTP(S) goes out through `NetworkProxy`. Its root holds only:
  *
  * - the system directories a program needs (`/usr`, `/bin`, `/lib*`, `/etc`, the directories on
  *   PATH, Node's install directory, `extraReadable`), read-only;
@@ -29,8 +30,8 @@
  * the namespace — `setsid` and double-forked daemons included. `--die-with-parent` ends it if this
  * process dies.
  *
- * bwrap itself is found once by absolute path (`TrustedProgram.find`: never in the workspace, a
- * relative PATH entry or a writable extra path) and checked again before each call.
+ * bwrap itself (and nsenter) is found once by absolute path (`TrustedProgram.find`: never in the
+ * workspace, a relative PATH entry or a writable extra path) and checked again before each call.
  *
  * `layer` probes once, on first use, whether bwrap can create the namespaces here (user namespaces
  * may be disabled, or bwrap absent) and falls back to `Sandbox.none` with the reason,
