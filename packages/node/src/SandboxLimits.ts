@@ -187,9 +187,11 @@ export const pidsPool = Effect.fn("SandboxLimits.pidsPool")(function*(parent: st
     // One removed meanwhile (its cap cannot be written) is replaced.
     return kept === undefined ? fresh : capped(kept).pipe(Effect.catch(() => fresh))
   })
+  // Empty (the usual end: the call's processes ended with its PID namespace): kept; else what is
+  // left is killed and the cgroup removed.
   const giveBack = (dir: string) =>
-    killMembers(fs, path.join(dir, "cgroup.procs")).pipe(
-      Effect.andThen(fs.readFileString(path.join(dir, "cgroup.procs")).pipe(Effect.orElseSucceed(() => "gone"))),
+    fs.readFileString(path.join(dir, "cgroup.procs")).pipe(
+      Effect.orElseSucceed(() => "gone"),
       Effect.flatMap((members) => {
         if (!closed && members.trim() === "" && free.length < POOL_SIZE) {
           free.push(dir)

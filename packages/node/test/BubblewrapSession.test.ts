@@ -4,7 +4,7 @@
  * session's call, the host); the namespaces are let go with the layer. Needs bwrap, nsenter
  * (util-linux) and python3 (the server and the clients inside).
  */
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -297,6 +297,25 @@ describe("the calls' pids cgroups", () => {
       const second = yield* Effect.scoped(Effect.tap(pool.acquire, (procs) =>
         Effect.sync(() => assert.strictEqual(readFileSync(procs.replace(/cgroup\.procs$/, "pids.max"), "utf8"), "64\n"))))
       assert.strictEqual(second, first)
+    }))
+
+  live("a cgroup a process is still in when its call ends: the process is killed, the cgroup not reused", () =>
+    Effect.gen(function*() {
+      const pids = yield* SandboxLimits.detectPids()
+      if (pids._tag === "none") return // no cgroup to make here (an unprivileged user)
+      const pool = yield* SandboxLimits.pidsPool(pids.parent, 64)
+      const marker = `${process.pid}${Date.now()}`.slice(-9)
+      const first = yield* Effect.scoped(Effect.tap(pool.acquire, (procs) =>
+        Effect.gen(function*() {
+          const child = spawn("/bin/sh", ["-c", `echo $$ > "$0"; exec sleep 1${marker}`, procs], { detached: true, stdio: "ignore" })
+          child.unref()
+          for (let i = 0; i < 100 && processesWith(`sleep 1${marker}`).length === 0; i++) yield* Effect.sleep("20 millis")
+          assert.lengthOf(processesWith(`sleep 1${marker}`), 1)
+        })))
+      for (let i = 0; i < 100 && processesWith(`sleep 1${marker}`).length > 0; i++) yield* Effect.sleep("20 millis")
+      assert.deepStrictEqual(processesWith(`sleep 1${marker}`), [])
+      const second = yield* Effect.scoped(pool.acquire)
+      assert.notStrictEqual(second, first)
     }))
 
   live("a call that sees the host's /sys cannot lift its own cap", () =>
