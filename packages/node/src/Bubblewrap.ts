@@ -385,8 +385,8 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
   const absolute = (paths: ReadonlyArray<string> | undefined) => (paths ?? []).map((p) => path.resolve(p))
   const extraWritable = absolute(options.extraWritable)
   const extraReadable = absolute(options.extraReadable)
-  const hardening = yield* hardeningOf(options)
-  const sessions = yield* sessionsOf({ ...options, system })
+  // At once: the session probe spawns bwrap twice, on the first call's path.
+  const [hardening, sessions] = yield* Effect.all([hardeningOf(options), sessionsOf({ ...options, system })], { concurrency: 2 })
   if (!sessions.ok) hardening.unenforced.push(`localhost is not shared between a session's calls: ${sessions.reason}`)
   // The host's passed variables, read once: the environment does not change while the process runs.
   const environment = yield* SandboxEnv.environment(options.env ?? [])
