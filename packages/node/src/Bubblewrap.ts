@@ -46,7 +46,7 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Schedule from "effect/Schedule"
 import type { PlatformError } from "effect/PlatformError"
-import type { ChildProcessSpawner } from "effect/process"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Scope from "effect/Scope"
 import { ProtectedPaths, Sandbox, SandboxEnv, TrustedProgram } from "@agent-tools/core"
 import { probeOnce } from "./BubblewrapProbe.ts"
@@ -312,16 +312,29 @@ const launcher = (options: {
   readonly procs: string | undefined
   /** nsenter and its arguments, when the call joins its session's network. */
   readonly join?: ReadonlyArray<string> | undefined
+  /** A terminal call: bwrap ignores the terminal's signals (`TERMINAL_SIGNALS`). */
+  readonly terminal?: boolean | undefined
 }) => {
   const [program, ...rest] = [...(options.join ?? []), options.bwrap]
-  if (options.filter === undefined && options.procs === undefined) return { command: program!, args: rest }
+  if (options.filter === undefined && options.procs === undefined && options.terminal !== true) return { command: program!, args: rest }
+  const ignore = options.terminal === true ? `trap '' ${TERMINAL_SIGNALS.split(",").join(" ")}; ` : ""
   const cgroup = options.procs === undefined ? "" : `echo $$ >"$1" || exit 125; shift; `
   const open = options.filter === undefined ? "" : ` ${SandboxSeccomp.FD}<"$0"`
   return {
     command: "/bin/sh",
-    args: ["-c", `${cgroup}exec "$@"${open}`, options.filter ?? "sh", ...(options.procs === undefined ? [] : [options.procs]), program!, ...rest]
+    args: ["-c", `${ignore}${cgroup}exec "$@"${open}`, options.filter ?? "sh", ...(options.procs === undefined ? [] : [options.procs]), program!, ...rest]
   }
 }
+
+/**
+ * The signals a terminal sends its foreground process group (Ctrl-C, Ctrl-\, Ctrl-Z). bwrap (and
+ * its namespace's init) are in that group too, and die of SIGINT, taking the whole call with them
+ * (`--die-with-parent`): in a terminal call they ignore these, and the command inside gets them
+ * back to their defaults (`env --default-signal`), so Ctrl-C reaches only the program.
+ */
+const TERMINAL_SIGNALS = "INT,QUIT,TSTP"
+/** The env inside the sandbox (the host's /usr, read-only) that restores them. */
+const ENV = "/usr/bin/env"
 
 /** The system directories as bwrap mounts: each bound read-only, or its symbolic link recreated. */
 const systemMounts = (system: ReadonlyArray<SystemEntry>): Array<string> =>
@@ -429,6 +442,15 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
   }).pipe(Effect.mapError(setup))
   // The calls' pids cgroups, reused while empty; removed when the layer closes.
   const pids = hardening.pids === undefined ? undefined : yield* SandboxLimits.pidsPool(hardening.pids, hardening.maxProcesses)
+  // Whether env can restore the terminal's signals (coreutils 8.31 and later), asked on the first terminal call.
+  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+  const restoresSignals = yield* Effect.cached(
+    spawner.exitCode(ChildProcess.make(ENV, [`--default-signal=${TERMINAL_SIGNALS}`, "/bin/true"], { stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: false })).pipe(
+      Effect.map((code) => Number(code) === 0),
+      Effect.orElseSucceed(() => false),
+      Effect.tap((ok) => ok ? Effect.void : Effect.logWarning("Sandbox: env cannot restore signals here (coreutils 8.31 or later needed): Ctrl-C ends a whole terminal job"))
+    )
+  )
   let files: Effect.Success<typeof makeFiles> | undefined
   const checkedFiles = Effect.suspend(() => {
     const known = files
@@ -501,9 +523,12 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
       // The pids cgroups too: a call that sees the host's `/sys` must not lift its own cap.
       readOnly: [userConfig, dir, ...(hardening.pids === undefined ? [] : [hardening.pids])]
     })
-    const inner = proxy === undefined ? command : proxy.wrap(command)
+    const proxied = proxy === undefined ? command : proxy.wrap(command)
+    // Where env cannot restore the signals, Ctrl-C ends the whole terminal call instead.
+    const terminal = policy.terminal === true && (yield* restoresSignals)
+    const inner = terminal ? { command: ENV, args: [`--default-signal=${TERMINAL_SIGNALS}`, proxied.command, ...proxied.args] } : proxied
     if (proxy !== undefined) args.push(...proxy.bwrapArguments)
-    const start = launcher({ bwrap: options.bwrap, filter: hardening.seccomp === undefined ? undefined : filter, procs, join })
+    const start = launcher({ bwrap: options.bwrap, filter: hardening.seccomp === undefined ? undefined : filter, procs, join, terminal })
     return {
       command: start.command,
       args: [...start.args, ...args, "--", inner.command, ...inner.args],

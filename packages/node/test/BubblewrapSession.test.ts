@@ -350,7 +350,51 @@ describe("the calls' pids cgroups", () => {
     }))
 })
 
+/**
+ * Runs the argv in the JSON file (argv[1]) on a new pseudo-terminal, types Ctrl-C once it printed
+ * `ready`, and prints what the terminal showed, then `exit <status>`.
+ */
+const TERMINAL_DRIVER = `
+import json, os, pty, select, sys, time
+w = json.load(open(sys.argv[1]))
+pid, fd = pty.fork()
+if pid == 0:
+    os.execve(w["command"], [w["command"]] + w["args"], w["env"])
+out, sent, end = b"", False, time.time() + 15
+while time.time() < end:
+    if select.select([fd], [], [], 0.1)[0]:
+        try:
+            chunk = os.read(fd, 1000)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    if not sent and b"ready" in out:
+        os.write(fd, b"\\x03")
+        sent = True
+print(out.decode(errors="replace"))
+print("exit", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+`
+
 describe("terminal calls", () => {
+  live("Ctrl-C typed into the call's terminal reaches its program, and the call goes on", () =>
+    Effect.gen(function*() {
+      const { base, ws } = yield* workspace
+      const { service, scope } = yield* buildLayer()
+      const program = "import time\nprint('ready', flush=True)\ntry:\n    time.sleep(10)\nexcept KeyboardInterrupt:\n    print('caught', flush=True)\ntime.sleep(0.3)\nprint('alive', flush=True)\n"
+      const call = yield* Scope.make()
+      const wrapped = yield* service.wrap(
+        { command: "/usr/bin/python3", args: ["-c", program] },
+        { root: ws, cwd: ws, writable: [], readable: [], outside: "hidden", terminal: true, session: "terminal" }
+      ).pipe(Scope.provide(call))
+      writeFileSync(join(base, "argv.json"), JSON.stringify(wrapped))
+      const shown = execFileSync("/usr/bin/python3", ["-c", TERMINAL_DRIVER, join(base, "argv.json")], { encoding: "utf8", timeout: 30_000 })
+      assert.match(shown, /caught\r?\n[\s\S]*alive\r?\n[\s\S]*exit 0\n$/)
+      yield* Scope.close(call, Exit.void)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
   const policy: Sandbox.Policy = { root: "/ws", cwd: "/ws", writable: [], readable: [], outside: "hidden" }
   const args = (over: Partial<Sandbox.Policy>) =>
     Bubblewrap.bwrapArguments({ policy: { ...policy, ...over }, network: "proxy", system: [], extraWritable: [], extraReadable: [], tmp: undefined })
