@@ -445,7 +445,9 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
   // Whether env can restore the terminal's signals (coreutils 8.31 and later), asked on the first terminal call.
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const restoresSignals = yield* Effect.cached(
-    spawner.exitCode(ChildProcess.make(ENV, [`--default-signal=${TERMINAL_SIGNALS}`, "/bin/true"], { stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: false })).pipe(
+    Effect.suspend(() =>
+      spawner.exitCode(ChildProcess.make(ENV, [`--default-signal=${TERMINAL_SIGNALS}`, "/bin/true"], { stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: false }))
+    ).pipe(
       Effect.map((code) => Number(code) === 0),
       Effect.orElseSucceed(() => false),
       Effect.tap((ok) => ok ? Effect.void : Effect.logWarning("Sandbox: env cannot restore signals here (coreutils 8.31 or later needed): Ctrl-C ends a whole terminal job"))

@@ -428,7 +428,7 @@ describe("Bubblewrap.layer", () => {
         // (a holder bwrap, then bwrap through nsenter).
         assert.deepStrictEqual(spawned.slice(0, 3), [`${bwrap} --version`, `${bwrap} --die-with-parent`, `${bwrap} --die-with-parent`])
         assert.match(spawned[3]!, /\/nsenter --(net|user)=\/proc\/\d+\/fd\/\d+$/)
-        assert.strictEqual(spawned.length, 4)
+        assert.strictEqual(spawned.length, 4, spawned.join("\n"))
         assert.strictEqual(first, second)
       }).pipe(
         Effect.provide(Bubblewrap.layer({ network: "deny", bwrap })),

@@ -382,7 +382,7 @@ describe("terminal calls", () => {
     Effect.gen(function*() {
       const { base, ws } = yield* workspace
       const { service, scope } = yield* buildLayer()
-      const program = "import time\nprint('ready', flush=True)\ntry:\n    time.sleep(10)\nexcept KeyboardInterrupt:\n    print('caught', flush=True)\ntime.sleep(0.3)\nprint('alive', flush=True)\n"
+      const program = "import time\ntry:\n    print('ready', flush=True)\n    time.sleep(10)\nexcept KeyboardInterrupt:\n    print('caught', flush=True)\ntime.sleep(0.3)\nprint('alive', flush=True)\n"
       const call = yield* Scope.make()
       const wrapped = yield* service.wrap(
         { command: "/usr/bin/python3", args: ["-c", program] },
