@@ -425,13 +425,25 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
    */
   const makeFiles = Effect.gen(function*() {
     const dir = yield* Effect.acquireRelease(
-      fs.makeTempDirectory({ prefix: "agent-tools-sandbox-" }),
+      fs.makeTempDirectory({ prefix: `agent-tools-sandbox-${process.pid}-` }),
       (dir) =>
         fs.remove(dir, { recursive: true, force: true }).pipe(
           Effect.retry({ times: 5, schedule: Schedule.spaced(Duration.millis(50)) }),
           Effect.ignore
         )
     ).pipe(Scope.provide(layerScope))
+    // Those of agents that were killed before their layer closed are removed.
+    const tmp = path.dirname(dir)
+    yield* fs.readDirectory(tmp).pipe(
+      Effect.flatMap((names) =>
+        Effect.forEach(
+          names.filter((n) => SandboxLimits.staleOwner(n, /^agent-tools-sandbox-(\d+)-[^/]+$/)),
+          (n) => fs.remove(path.join(tmp, n), { recursive: true, force: true }).pipe(Effect.ignore),
+          { discard: true }
+        )
+      ),
+      Effect.ignore
+    )
     const empty = path.join(dir, "empty")
     yield* fs.writeFileString(empty, "", { mode: 0o444 })
     const filter = path.join(dir, "seccomp")

@@ -137,6 +137,21 @@ export const pidsCgroup = Effect.fn("SandboxLimits.pidsCgroup")(function*(parent
   return path.join(dir, "cgroup.procs")
 })
 
+/**
+ * Whether `name` (matching `pattern`, whose first group is a pid) was made by a process that no
+ * longer runs: left behind by an agent that was killed. A pid reused since is taken as alive.
+ */
+export const staleOwner = (name: string, pattern: RegExp): boolean => {
+  const pid = Number(pattern.exec(name)?.[1])
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ESRCH"
+  }
+}
+
 /** How many emptied per-call cgroups one sandbox layer keeps for its next calls. */
 export const POOL_SIZE = 8
 
@@ -162,6 +177,11 @@ export const pidsPool = Effect.fn("SandboxLimits.pidsPool")(function*(parent: st
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const prefix = `agent-tools-${process.pid}-${++pools}-`
+  // What a process that ended without closing its layer (killed) kept: removed when empty.
+  yield* fs.readDirectory(parent).pipe(
+    Effect.flatMap((names) => Effect.forEach(names.filter((n) => staleOwner(n, /^agent-tools-(\d+)-\d+-\d+$/)), (n) => removeCgroup(path.join(parent, n)).pipe(Effect.ignore), { discard: true })),
+    Effect.ignore
+  )
   const free: Array<string> = []
   let made = 0
   let closed = false

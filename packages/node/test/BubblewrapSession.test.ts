@@ -4,7 +4,7 @@
  * session's call, the host); the namespaces are let go with the layer. Needs bwrap, nsenter
  * (util-linux) and python3 (the server and the clients inside).
  */
-import { execFileSync, spawn } from "node:child_process"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -330,6 +330,23 @@ describe("the calls' pids cgroups", () => {
       assert.deepStrictEqual(processesWith(`1${marker}`), [])
       const second = yield* Effect.scoped(pool.acquire)
       assert.notStrictEqual(second, first)
+    }))
+
+  live("what a killed agent left (its kept cgroups, its files) is removed by the next layer", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* workspace
+      const dead = spawnSync("/bin/true").pid!
+      const pids = yield* SandboxLimits.detectPids()
+      const cgroup = pids._tag === "cgroup" ? join(pids.parent, `agent-tools-${dead}-1-1`) : undefined
+      if (cgroup !== undefined) mkdirSync(cgroup)
+      const files = join(tmpdir(), `agent-tools-sandbox-${dead}-left`)
+      mkdirSync(files)
+      writeFileSync(join(files, "empty"), "")
+      const { service, scope } = yield* buildLayer()
+      yield* run(service, ws, "true")
+      assert.isFalse(existsSync(files))
+      if (cgroup !== undefined) assert.isFalse(existsSync(cgroup))
+      yield* Scope.close(scope, Exit.void)
     }))
 
   live("a call that sees the host's /sys cannot lift its own cap", () =>
