@@ -42,10 +42,10 @@ const workspace = Effect.acquireRelease(
   (f) => Effect.sync(() => rmSync(f.base, { recursive: true, force: true }))
 )
 
-/** A Bubblewrap layer built in a scope of its own, which the test closes. */
+/** A Bubblewrap layer built in a scope of its own, which the test closes (and which closes with the test's, failed or not). */
 const buildLayer = (options: Bubblewrap.Options = {}) =>
   Effect.gen(function*() {
-    const scope = yield* Scope.make()
+    const scope = yield* Effect.acquireRelease(Scope.make(), (scope) => Scope.close(scope, Exit.void))
     const context = yield* Layer.buildWithScope(Bubblewrap.layer(options), scope)
     const service = Context.get(context, Sandbox.Sandbox)
     const status = yield* service.status
