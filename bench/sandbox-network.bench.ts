@@ -19,7 +19,7 @@ import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
 import { Bubblewrap } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
@@ -78,7 +78,8 @@ const program = (port: number) =>
     const registries = new Map<Sandbox.Network, ToolRegistry.ToolRegistry["Service"]>()
     let backend = ""
     for (const network of MODES) {
-      const sandbox = yield* Sandbox.Sandbox.pipe(Effect.provide(Bubblewrap.layer({ network })))
+      // Built in the program's scope: the layer holds the session's network until it closes.
+      const sandbox = Context.get(yield* Layer.build(Bubblewrap.layer({ network })), Sandbox.Sandbox)
       const status = yield* sandbox.status
       if (!status.sandboxed) throw new Error(`no sandbox here: ${status.reason}`)
       backend = status.backend
@@ -123,7 +124,7 @@ const main = async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const port = (server.address() as { port: number }).port
   try {
-    const { rows, backend } = await Effect.runPromise(program(port).pipe(Effect.provide(services)))
+    const { rows, backend } = await Effect.runPromise(program(port).pipe(Effect.scoped, Effect.provide(services)))
     console.log(`${machine()}; ${backend}; ${rounds} rounds; per round the median of ${CALLS} interleaved calls per mode, ` +
       `and one call of ${FETCHES} sequential fetches per path\n`)
     console.log("| round | load | `echo hi` proxy ms | allow ms | deny ms | proxy / allow | `awk` proxy (bridge) ms | allow ms | " +

@@ -108,10 +108,13 @@ export const resolve = Effect.fn("ProtectedPaths.resolve")(function*(root: strin
   }
   for (const rel of [...DEFAULTS, ...configured]) add(path.resolve(root, rel))
   const dotGit = path.join(root, ".git")
-  const gitInfo = yield* fs.stat(dotGit).pipe(Effect.option)
+  // The file-system steps run at once: this is on every sandboxed call's path.
+  const [gitInfo, config] = yield* Effect.all([
+    fs.stat(dotGit).pipe(Effect.option),
+    fs.readFileString(path.join(dotGit, "config")).pipe(Effect.option)
+  ], { concurrency: "unbounded" })
   // A `.git` file (a worktree or submodule checkout) names the git directory: rewritten, it points git elsewhere.
   if (Option.isSome(gitInfo) && gitInfo.value.type === "File") add(dotGit)
-  const config = yield* fs.readFileString(path.join(dotGit, "config")).pipe(Effect.option)
   const hooks = Option.isSome(config) ? hooksPath(config.value) : undefined
   // Relative to the working tree's top (where git runs hooks); `~` paths lie in the home directory.
   if (hooks !== undefined && !hooks.startsWith("~")) {
@@ -120,9 +123,9 @@ export const resolve = Effect.fn("ProtectedPaths.resolve")(function*(root: strin
     // husky's `_` directory holds stubs that run the scripts of its parent directory.
     if (path.basename(dir) === "_") add(path.dirname(dir))
   }
+  const reals = yield* Effect.forEach(relative, (rel) => fs.realPath(path.join(root, rel)).pipe(Effect.option), { concurrency: "unbounded" })
   const existing = new Set<string>()
-  for (const rel of relative) {
-    const real = yield* fs.realPath(path.join(root, rel)).pipe(Effect.option)
+  for (const real of reals) {
     if (Option.isSome(real) && within(root, real.value) && real.value !== root) existing.add(real.value)
   }
   const depth = (p: string) => p.split("/").length

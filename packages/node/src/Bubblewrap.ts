@@ -1,7 +1,8 @@
 /**
  * The Linux sandbox for shell commands: each call runs under bubblewrap (`bwrap`) in fresh user,
- * PID and IPC namespaces (and a network namespace of its own unless the network is `allow`; under
- * `proxy`, HTTP(S) goes out through `NetworkProxy`), on a root that holds only:
+ * PID and IPC namespaces, and unless the network is `allow` in a network namespace of its own or,
+ * for a call of a session, the one its session's calls share (`BubblewrapSession`); under `proxy`,
+ * HTTP(S) goes out through `NetworkProxy`. Its root holds only:
  *
  * - the system directories a program needs (`/usr`, `/bin`, `/lib*`, `/etc`, the directories on
  *   PATH, Node's install directory, `extraReadable`), read-only;
@@ -29,8 +30,8 @@
  * the namespace — `setsid` and double-forked daemons included. `--die-with-parent` ends it if this
  * process dies.
  *
- * bwrap itself is found once by absolute path (`TrustedProgram.find`: never in the workspace, a
- * relative PATH entry or a writable extra path) and checked again before each call.
+ * bwrap itself (and nsenter) is found once by absolute path (`TrustedProgram.find`: never in the
+ * workspace, a relative PATH entry or a writable extra path) and checked again before each call.
  *
  * `layer` probes once, on first use, whether bwrap can create the namespaces here (user namespaces
  * may be disabled, or bwrap absent) and falls back to `Sandbox.none` with the reason,
@@ -45,10 +46,12 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Schedule from "effect/Schedule"
 import type { PlatformError } from "effect/PlatformError"
-import type { ChildProcessSpawner } from "effect/process"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import * as Scope from "effect/Scope"
 import { ProtectedPaths, Sandbox, SandboxEnv, TrustedProgram } from "@agent-tools/core"
 import { probeOnce } from "./BubblewrapProbe.ts"
 import * as DataDir from "./DataDir.ts"
+import * as BubblewrapSession from "./BubblewrapSession.ts"
 import * as NetworkProxy from "./NetworkProxy.ts"
 import * as SandboxHardening from "./SandboxHardening.ts"
 import * as SandboxLimits from "./SandboxLimits.ts"
@@ -79,6 +82,8 @@ export interface Options {
   readonly maxProcesses?: number | undefined
   /** The size of the private temp directory and of the private home, each, in bytes (default `SandboxLimits.DEFAULT_TMP_MAX_BYTES`). */
   readonly tmpMaxBytes?: number | undefined
+  /** The nsenter program calls of a session join its network with (default `nsenter` in a trusted PATH directory). */
+  readonly nsenter?: string | undefined
 }
 
 /** A call's network when neither the config nor the policy says: its own, HTTP(S) through the proxy. */
@@ -114,6 +119,9 @@ interface Mount {
   readonly tmpfs?: number | undefined
 }
 
+/** The flag that starts the command in a new terminal session. */
+const NEW_SESSION = "--new-session"
+
 const depth = (path: string) => path === "/" ? 0 : path.split("/").length - 1
 
 const within = (parent: string, child: string) =>
@@ -126,6 +134,11 @@ const within = (parent: string, child: string) =>
 export const bwrapArguments = (options: {
   readonly policy: Sandbox.Policy
   readonly network: Sandbox.Network
+  /**
+   * The call runs in its session's network namespace, entered before bwrap starts
+   * (`BubblewrapSession`): no `--unshare-net`, whatever the network.
+   */
+  readonly sessionNetwork?: boolean | undefined
   readonly system: ReadonlyArray<SystemEntry>
   readonly extraWritable: ReadonlyArray<string>
   readonly extraReadable: ReadonlyArray<string>
@@ -155,14 +168,18 @@ export const bwrapArguments = (options: {
   const { policy } = options
   const args = [
     "--die-with-parent",
-    ...SandboxHardening.FLAGS,
+    // On a terminal of its own (a terminal job) the command stays in the terminal's session, so
+    // the Ctrl-C typed there reaches its foreground program. `--new-session` keeps a command from
+    // typing into the terminal the agent runs in (TIOCSTI); this terminal is private to the call,
+    // opened by the agent for it, so what is typed into it reaches only the call's own programs.
+    ...(policy.terminal === true ? SandboxHardening.FLAGS.filter((f) => f !== NEW_SESSION) : SandboxHardening.FLAGS),
     ...SandboxHardening.userNamespace(options.nestedUserNamespaces === true),
     "--unshare-pid",
     "--unshare-ipc",
     "--unshare-uts"
   ]
   if (options.seccompFd !== undefined) args.push("--seccomp", String(options.seccompFd))
-  if (options.network !== "allow") args.push("--unshare-net")
+  if (options.network !== "allow" && options.sessionNetwork !== true) args.push("--unshare-net")
   // Later mounts cover earlier ones: parents first, and at one path a writable mount wins.
   const mounts = new Map<string, Mount>()
   const add = (path: string, writable: boolean) => {
@@ -285,17 +302,76 @@ const hardeningOf = Effect.fn("Bubblewrap.hardening")(function*(options: Options
 /**
  * The program that starts bwrap: a shell that moves itself into the call's pids cgroup (so every
  * process of the call counts) and opens the seccomp filter on the descriptor bwrap reads, then
- * replaces itself with bwrap (same pid and process group). Without either, bwrap itself.
+ * replaces itself with bwrap (same pid and process group), or with nsenter, which enters the
+ * session's network and replaces itself with bwrap in turn. Without a cgroup or a filter, bwrap
+ * (or nsenter) itself.
  */
-const launcher = (options: { readonly bwrap: string; readonly filter: string | undefined; readonly procs: string | undefined }) => {
-  if (options.filter === undefined && options.procs === undefined) return { command: options.bwrap, args: [] }
-  const join = options.procs === undefined ? "" : `echo $$ >"$1" || exit 125; shift; `
+const launcher = (options: {
+  readonly bwrap: string
+  readonly filter: string | undefined
+  readonly procs: string | undefined
+  /** nsenter and its arguments, when the call joins its session's network. */
+  readonly join?: ReadonlyArray<string> | undefined
+  /** A terminal call: bwrap ignores the terminal's signals (`TERMINAL_SIGNALS`). */
+  readonly terminal?: boolean | undefined
+}) => {
+  const [program, ...rest] = [...(options.join ?? []), options.bwrap]
+  if (options.filter === undefined && options.procs === undefined && options.terminal !== true) return { command: program!, args: rest }
+  const ignore = options.terminal === true ? `trap '' ${TERMINAL_SIGNALS.split(",").join(" ")}; ` : ""
+  const cgroup = options.procs === undefined ? "" : `echo $$ >"$1" || exit 125; shift; `
   const open = options.filter === undefined ? "" : ` ${SandboxSeccomp.FD}<"$0"`
   return {
     command: "/bin/sh",
-    args: ["-c", `${join}exec "$@"${open}`, options.filter ?? "sh", ...(options.procs === undefined ? [] : [options.procs]), options.bwrap]
+    args: ["-c", `${ignore}${cgroup}exec "$@"${open}`, options.filter ?? "sh", ...(options.procs === undefined ? [] : [options.procs]), program!, ...rest]
   }
 }
+
+/**
+ * The signals a terminal sends its foreground process group (Ctrl-C, Ctrl-\, Ctrl-Z). bwrap (and
+ * its namespace's init) are in that group too, and die of SIGINT, taking the whole call with them
+ * (`--die-with-parent`): in a terminal call they ignore these, and the command inside gets them
+ * back to their defaults (`env --default-signal`), so Ctrl-C reaches only the program.
+ */
+const TERMINAL_SIGNALS = "INT,QUIT,TSTP"
+/** The env inside the sandbox (the host's /usr, read-only) that restores them. */
+const ENV = "/usr/bin/env"
+
+/** The system directories as bwrap mounts: each bound read-only, or its symbolic link recreated. */
+const systemMounts = (system: ReadonlyArray<SystemEntry>): Array<string> =>
+  system.flatMap((e) => e._tag === "symlink" ? ["--symlink", e.target, e.path] : ["--ro-bind", e.path, e.path])
+
+/**
+ * Whether calls of one session can share a network namespace here (`BubblewrapSession`): nsenter
+ * found in a trusted directory and a join probed; the layer's session namespaces when they can.
+ */
+const sessionsOf = Effect.fn("Bubblewrap.sessions")(function*(
+  options: Options & { readonly bwrap: string; readonly system: ReadonlyArray<SystemEntry>; readonly nestedUserNamespaces?: string | undefined }
+) {
+  const untrusted = [...(options.root === undefined ? [] : [options.root]), ...(options.extraWritable ?? [])]
+  const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  const found = yield* Effect.result(
+    options.nsenter === undefined
+      ? TrustedProgram.find(["nsenter"], { path: Option.getOrElse(pathVariable, () => "").split(":"), untrusted })
+      : TrustedProgram.check(options.nsenter, untrusted)
+  )
+  if (found._tag === "Failure") {
+    return { ok: false as const, reason: `${found.failure.message} (nsenter is in util-linux)` }
+  }
+  const mounts = systemMounts(options.system)
+  const probe = yield* BubblewrapSession.probeJoin({
+    bwrap: options.bwrap,
+    nsenter: found.success,
+    mounts,
+    nestedUserNamespaces: options.nestedUserNamespaces !== undefined
+  })
+  if (!probe.ok) return probe
+  const sessions = yield* BubblewrapSession.make({ bwrap: options.bwrap, join: probe.join, mounts })
+  return { ok: true as const, join: probe.join, sessions }
+})
+
+/** What tells a file's state apart: its inode, size, mode and modification time. */
+const stampOf = (info: FileSystem.File.Info) =>
+  `${Option.getOrUndefined(info.ino)} ${info.size} ${info.mode} ${Option.getOrUndefined(info.mtime)?.getTime()}`
 
 /** The sandbox service for a probed bwrap. */
 export const make = Effect.fn("Bubblewrap.make")(function*(
@@ -303,6 +379,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
 ) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
+  const layerScope = yield* Effect.scope
   const network = options.network ?? DEFAULT_NETWORK
   const nodeDir = path.dirname(path.dirname(process.execPath))
   const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
@@ -321,7 +398,9 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
   const absolute = (paths: ReadonlyArray<string> | undefined) => (paths ?? []).map((p) => path.resolve(p))
   const extraWritable = absolute(options.extraWritable)
   const extraReadable = absolute(options.extraReadable)
-  const hardening = yield* hardeningOf(options)
+  // At once: the session probe spawns bwrap twice, on the first call's path.
+  const [hardening, sessions] = yield* Effect.all([hardeningOf(options), sessionsOf({ ...options, system })], { concurrency: 2 })
+  if (!sessions.ok) hardening.unenforced.push(`localhost is not shared between a session's calls: ${sessions.reason}`)
   // The host's passed variables, read once: the environment does not change while the process runs.
   const environment = yield* SandboxEnv.environment(options.env ?? [])
   const status: Sandbox.Status = {
@@ -334,16 +413,98 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
   }
   const platform = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
-  const wrap = Effect.fn("Bubblewrap.wrap")(function*(command: Sandbox.Command, policy: Sandbox.Policy) {
-    const setup = (cause: PlatformError) =>
-      new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's private directories: ${cause.message}`, cause })
-    // bwrap was trusted when the layer found it; it must still be, now that commands have run.
-    yield* TrustedProgram.check(options.bwrap, [policy.root, ...extraWritable]).pipe(
-      Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
-      platform
+  const setup = (cause: PlatformError) =>
+    new Sandbox.SandboxError({ reason: "setup", message: `cannot create the sandbox's files: ${cause.message}`, cause })
+  /**
+   * The files bwrap reads, made once per layer in a directory of the OS temp dir (removed when the
+   * layer closes) on its first call: the seccomp filter, and the empty file that masks secrets. No command can
+   * change them: the directory lies under the private temp directory of a call that hides the
+   * outside, and is mounted read-only into every call that could write it (`readOnly`). They are
+   * still checked before each call (same inode, size, mode and time, as made), and made anew if
+   * anything else changed them (a temp cleaner removed them).
+   */
+  const makeFiles = Effect.gen(function*() {
+    const dir = yield* Effect.acquireRelease(
+      fs.makeTempDirectory({ prefix: `agent-tools-sandbox-${process.pid}-` }),
+      (dir) =>
+        fs.remove(dir, { recursive: true, force: true }).pipe(
+          Effect.retry({ times: 5, schedule: Schedule.spaced(Duration.millis(50)) }),
+          Effect.ignore
+        )
+    ).pipe(Scope.provide(layerScope))
+    // Those of agents that were killed before their layer closed are removed.
+    const tmp = path.dirname(dir)
+    yield* fs.readDirectory(tmp).pipe(
+      Effect.flatMap((names) =>
+        Effect.forEach(
+          names.filter((n) => SandboxLimits.staleOwner(n, /^agent-tools-sandbox-(\d+)-[^/]+$/)),
+          (n) => fs.remove(path.join(tmp, n), { recursive: true, force: true }).pipe(Effect.ignore),
+          { discard: true }
+        )
+      ),
+      Effect.ignore
     )
-    // Read now, not when the layer was built: the user may have set core.hooksPath since.
-    const guarded = yield* platform(ProtectedPaths.resolve(policy.root))
+    const empty = path.join(dir, "empty")
+    yield* fs.writeFileString(empty, "", { mode: 0o444 })
+    const filter = path.join(dir, "seccomp")
+    if (hardening.seccomp !== undefined) yield* fs.writeFile(filter, hardening.seccomp, { mode: 0o444 })
+    const paths = hardening.seccomp === undefined ? [empty] : [empty, filter]
+    const stamps = yield* Effect.forEach(paths, (p) => Effect.map(fs.stat(p), stampOf))
+    return { dir, empty, filter, paths, stamps }
+  }).pipe(Effect.mapError(setup))
+  // The calls' pids cgroups, reused while empty; removed when the layer closes.
+  const pids = hardening.pids === undefined ? undefined : yield* SandboxLimits.pidsPool(hardening.pids, hardening.maxProcesses)
+  // Whether env can restore the terminal's signals (coreutils 8.31 and later), asked on the first terminal call.
+  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+  const restoresSignals = yield* Effect.cached(
+    Effect.suspend(() =>
+      spawner.exitCode(ChildProcess.make(ENV, [`--default-signal=${TERMINAL_SIGNALS}`, "/bin/true"], { stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: false }))
+    ).pipe(
+      Effect.map((code) => Number(code) === 0),
+      Effect.orElseSucceed(() => false),
+      Effect.tap((ok) => ok ? Effect.void : Effect.logWarning("Sandbox: env cannot restore signals here (coreutils 8.31 or later needed): Ctrl-C ends a whole terminal job"))
+    )
+  )
+  let files: Effect.Success<typeof makeFiles> | undefined
+  const checkedFiles = Effect.suspend(() => {
+    const known = files
+    if (known === undefined) return Effect.tap(makeFiles, (made) => Effect.sync(() => files = made))
+    return Effect.forEach(known.paths, (p) => Effect.map(fs.stat(p), stampOf).pipe(Effect.orElseSucceed(() => "")), { concurrency: "unbounded" })
+      .pipe(
+        Effect.flatMap((stamps) =>
+          stamps.every((stamp, i) => stamp === known.stamps[i])
+            ? Effect.succeed(known)
+            : Effect.tap(makeFiles, (made) => Effect.sync(() => files = made))
+        )
+      )
+  })
+  const wrap = Effect.fn("Bubblewrap.wrap")(function*(command: Sandbox.Command, policy: Sandbox.Policy) {
+    const untrusted = [policy.root, ...extraWritable]
+    // bwrap (and nsenter) were trusted when the layer found them; they must still be, now that commands have run.
+    const trusted = (program: string) =>
+      TrustedProgram.check(program, untrusted).pipe(
+        Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
+        platform
+      )
+    const callNetwork = policy.network ?? network
+    const hidden = policy.outside !== "writable"
+    // The steps below do not depend on each other: they run at once.
+    const [, guarded, files, procs, join] = yield* Effect.all([
+      trusted(options.bwrap),
+      // Read now, not when the layer was built: the user may have set core.hooksPath since.
+      platform(ProtectedPaths.resolve(policy.root)),
+      checkedFiles,
+      pids === undefined ? Effect.succeed(undefined) : pids.acquire.pipe(
+        Effect.mapError((cause) =>
+          new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's pids cgroup: ${cause.message}`, cause })
+        )
+      ),
+      // A call of a session enters the session's network (its loopback shared with the session's
+      // other calls) unless it uses the host's.
+      policy.session === undefined || callNetwork === "allow" || !sessions.ok
+        ? Effect.succeed(undefined)
+        : Effect.andThen(trusted(sessions.join.nsenter), sessions.sessions.join(policy.session))
+    ], { concurrency: "unbounded" })
     // What the call could create in `.git` unprotected is removed once its processes are gone.
     const absent = yield* platform(ProtectedPaths.absentGitEntries(guarded))
     if (absent.length > 0) {
@@ -357,39 +518,13 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
         )
       )
     }
-    // One directory per call holding the files bwrap reads (the seccomp filter, the empty file
-    // that masks secrets); removed when the call's scope closes. The private temp and home are
-    // tmpfs mounts inside the sandbox, so nothing a command writes there lands in it.
-    const dir = yield* Effect.acquireRelease(
-      fs.makeTempDirectory({ prefix: "agent-tools-sandbox-" }).pipe(Effect.mapError(setup)),
-      (dir) =>
-        fs.remove(dir, { recursive: true, force: true }).pipe(
-          Effect.retry({ times: 5, schedule: Schedule.spaced(Duration.millis(50)) }),
-          Effect.ignore
-        )
-    )
-    const empty = path.join(dir, "empty")
-    yield* fs.writeFileString(empty, "", { mode: 0o444 }).pipe(Effect.mapError(setup))
-    const filter = path.join(dir, "seccomp")
-    if (hardening.seccomp !== undefined) yield* fs.writeFile(filter, hardening.seccomp).pipe(Effect.mapError(setup))
-    const procs = hardening.pids === undefined ? undefined : yield* SandboxLimits.pidsCgroup(
-      hardening.pids,
-      path.basename(dir),
-      hardening.maxProcesses
-    ).pipe(
-      Effect.provideService(FileSystem.FileSystem, fs),
-      Effect.provideService(Path.Path, path),
-      Effect.mapError((cause) =>
-        new Sandbox.SandboxError({ reason: "setup", message: `cannot create the call's pids cgroup: ${cause.message}`, cause })
-      )
-    )
-    const hidden = policy.outside !== "writable"
-    const callNetwork = policy.network ?? network
+    const { dir, empty, filter } = files
     // Under `proxy`: the call's proxy, listening before bwrap starts, closed with the call's scope.
     const proxy = callNetwork === "proxy" ? yield* platform(NetworkProxy.start({ authorize: policy.authorize })) : undefined
     const args = bwrapArguments({
       policy,
       network: callNetwork,
+      sessionNetwork: join !== undefined,
       system,
       extraWritable,
       extraReadable,
@@ -399,11 +534,15 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
       seccompFd: hardening.seccomp === undefined ? undefined : SandboxSeccomp.FD,
       masks: { secrets: hardening.secrets, empty },
       protected: guarded.existing,
-      readOnly: [userConfig]
+      // The pids cgroups too: a call that sees the host's `/sys` must not lift its own cap.
+      readOnly: [userConfig, dir, ...(hardening.pids === undefined ? [] : [hardening.pids])]
     })
-    const inner = proxy === undefined ? command : proxy.wrap(command)
+    const proxied = proxy === undefined ? command : proxy.wrap(command)
+    // Where env cannot restore the signals, Ctrl-C ends the whole terminal call instead.
+    const terminal = policy.terminal === true && (yield* restoresSignals)
+    const inner = terminal ? { command: ENV, args: [`--default-signal=${TERMINAL_SIGNALS}`, proxied.command, ...proxied.args] } : proxied
     if (proxy !== undefined) args.push(...proxy.bwrapArguments)
-    const start = launcher({ bwrap: options.bwrap, filter: hardening.seccomp === undefined ? undefined : filter, procs })
+    const start = launcher({ bwrap: options.bwrap, filter: hardening.seccomp === undefined ? undefined : filter, procs, join, terminal })
     return {
       command: start.command,
       args: [...start.args, ...args, "--", inner.command, ...inner.args],
@@ -434,7 +573,8 @@ export const layer = (options: Options = {}): Layer.Layer<
     Effect.gen(function*() {
       const mode = options.mode ?? "auto"
       if (mode === "off") return Sandbox.none("sandbox.mode is \"off\"", { env: options.env })
-      const services = yield* Effect.context<FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner>()
+      // With the layer's scope: the session namespaces the service holds are let go when it closes.
+      const services = yield* Effect.context<FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner | Scope.Scope>()
       const resolved = yield* Effect.cached(resolve(options, mode).pipe(Effect.provideContext(services)))
       return {
         status: Effect.flatMap(resolved, (service) => service.status),

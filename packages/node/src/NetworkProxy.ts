@@ -70,7 +70,10 @@ export interface Options {
 }
 
 export interface Proxy {
-  /** The bwrap arguments: the call's own network namespace and the directory of the socket, read-only. */
+  /**
+   * The bwrap arguments: the directory of the socket, read-only. The network namespace the bridge
+   * listens in is the sandbox's to make (the call's own, or its session's).
+   */
   readonly bwrapArguments: ReadonlyArray<string>
   /** The program to run inside the sandbox instead of `command`: the bridge first, then `command`. */
   readonly wrap: (command: Sandbox.Command) => Sandbox.Command
@@ -268,7 +271,7 @@ export const start = Effect.fn("NetworkProxy.start")(function*(
   )
   return {
     socket,
-    bwrapArguments: ["--unshare-net", "--ro-bind", dir, dir],
+    bwrapArguments: ["--ro-bind", dir, dir],
     wrap: (command) => ({
       command: "/bin/sh",
       args: ["-c", WRAPPER, "sh", options.node ?? process.execPath, bridge, socket, command.command, ...command.args]

@@ -7,7 +7,9 @@
  * cgroup is made under this process's own pids cgroup (cgroup v1 `/sys/fs/cgroup/pids/…`) or
  * beside it (cgroup v2, where a cgroup holding processes cannot have children with controllers);
  * the wrapper shell moves itself into it before it starts bwrap, so every process of the call is
- * counted, and it is removed after the call. Where no cgroup can be made (an unprivileged user
+ * counted; after the call what is left in it is killed, and the empty cgroup is kept for a later
+ * call of the same layer (`pidsPool`, its cap written again) or removed. Calls that see the
+ * host's `/sys` (nothing outside the workspace hidden) get the cgroups read-only. Where no cgroup can be made (an unprivileged user
  * without a delegated cgroup), calls run without the cap and the status says so.
  *
  * The temp and home directories are size-capped tmpfs mounts: memory the kernel frees when the
@@ -18,7 +20,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
+import type { PlatformError } from "effect/PlatformError"
 import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import { rmdir } from "node:fs/promises"
 
 /** The most processes a call may run at once when the config says nothing (`sandbox.maxProcesses`). */
@@ -26,6 +30,12 @@ export const DEFAULT_MAX_PROCESSES = 1024
 
 /** The size of the private temp directory, and of the private home, when the config says nothing (`sandbox.tmpMaxBytes`). */
 export const DEFAULT_TMP_MAX_BYTES = 512 * 1024 * 1024
+
+/**
+ * The most sessions whose shared loopback (network namespace) one sandbox layer keeps; past it the
+ * least recently used session's is let go, and its next call gets a new one.
+ */
+export const MAX_SESSIONS = 64
 
 /** Where per-call pids cgroups go, or why there are none. */
 export type Pids = { readonly _tag: "cgroup"; readonly parent: string } | { readonly _tag: "none"; readonly reason: string }
@@ -125,4 +135,91 @@ export const pidsCgroup = Effect.fn("SandboxLimits.pidsCgroup")(function*(parent
   )
   yield* fs.writeFileString(path.join(dir, "pids.max"), `${max}\n`)
   return path.join(dir, "cgroup.procs")
+})
+
+/**
+ * Whether `name` (matching `pattern`, whose first group is a pid) was made by a process that no
+ * longer runs: left behind by an agent that was killed. A pid reused since is taken as alive.
+ */
+export const staleOwner = (name: string, pattern: RegExp): boolean => {
+  const pid = Number(pattern.exec(name)?.[1])
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ESRCH"
+  }
+}
+
+/** How many emptied per-call cgroups one sandbox layer keeps for its next calls. */
+export const POOL_SIZE = 8
+
+/** Pools made by this process: each names its cgroups apart, so layers built at once do not collide. */
+let pools = 0
+
+export interface PidsPool {
+  /**
+   * A pids cgroup for one call, capped at the pool's `max` processes: its `cgroup.procs` file.
+   * When the scope closes, what is still in it is killed; an empty cgroup is kept for a later
+   * call (up to `POOL_SIZE`), any other removed.
+   */
+  readonly acquire: Effect.Effect<string, PlatformError, Scope.Scope>
+}
+
+/**
+ * Per-call pids cgroups under `parent`, reused: making and removing a cgroup on every call is
+ * kernel work on the call's path. A cgroup is reused only when empty, and its cap is written
+ * again before each call (nothing a call did to it carries over). The kept ones are removed when
+ * the scope closes.
+ */
+export const pidsPool = Effect.fn("SandboxLimits.pidsPool")(function*(parent: string, max: number) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const prefix = `agent-tools-${process.pid}-${++pools}-`
+  // What a process that ended without closing its layer (killed) kept: removed when empty.
+  yield* fs.readDirectory(parent).pipe(
+    Effect.flatMap((names) => Effect.forEach(names.filter((n) => staleOwner(n, /^agent-tools-(\d+)-\d+-\d+$/)), (n) => removeCgroup(path.join(parent, n)).pipe(Effect.ignore), { discard: true })),
+    Effect.ignore
+  )
+  const free: Array<string> = []
+  let made = 0
+  let closed = false
+  const remove = (dir: string) =>
+    killMembers(fs, path.join(dir, "cgroup.procs")).pipe(
+      Effect.andThen(removeCgroup(dir)),
+      Effect.retry({ times: 20, schedule: Schedule.spaced(Duration.millis(50)) }),
+      Effect.ignore
+    )
+  yield* Effect.addFinalizer(() =>
+    Effect.suspend(() => {
+      closed = true
+      return Effect.forEach(free.splice(0), remove, { discard: true })
+    })
+  )
+  const capped = (dir: string) => Effect.as(fs.writeFileString(path.join(dir, "pids.max"), `${max}\n`), dir)
+  const fresh = Effect.suspend(() => {
+    const dir = path.join(parent, `${prefix}${++made}`)
+    return fs.makeDirectory(dir).pipe(Effect.andThen(capped(dir)))
+  })
+  const take = Effect.suspend(() => {
+    const kept = free.pop()
+    // One removed meanwhile (its cap cannot be written) is replaced.
+    return kept === undefined ? fresh : capped(kept).pipe(Effect.catch(() => fresh))
+  })
+  // Empty (the usual end: the call's processes ended with its PID namespace): kept; else what is
+  // left is killed and the cgroup removed.
+  const giveBack = (dir: string) =>
+    fs.readFileString(path.join(dir, "cgroup.procs")).pipe(
+      Effect.orElseSucceed(() => "gone"),
+      Effect.flatMap((members) => {
+        if (!closed && members.trim() === "" && free.length < POOL_SIZE) {
+          free.push(dir)
+          return Effect.void
+        }
+        return remove(dir)
+      })
+    )
+  const acquire = Effect.acquireRelease(take, giveBack).pipe(Effect.map((dir) => path.join(dir, "cgroup.procs")))
+  return { acquire } satisfies PidsPool
 })

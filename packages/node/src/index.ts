@@ -1,5 +1,6 @@
 export * as AnalysisWorker from "./AnalysisWorker.ts"
 export * as Bubblewrap from "./Bubblewrap.ts"
+export * as BubblewrapSession from "./BubblewrapSession.ts"
 export * as DataDir from "./DataDir.ts"
 export * as NativeRealPath from "./NativeRealPath.ts"
 export * as NodeStat from "./NodeStat.ts"

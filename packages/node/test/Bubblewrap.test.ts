@@ -424,7 +424,11 @@ describe("Bubblewrap.layer", () => {
         assert.deepStrictEqual(spawned, [])
         const first = yield* service.status
         const second = yield* service.status
-        assert.deepStrictEqual(spawned, [`${bwrap} --version`, `${bwrap} --die-with-parent`])
+        // The version and the namespaces; then whether a session's calls can share one network
+        // (a holder bwrap, then bwrap through nsenter).
+        assert.deepStrictEqual(spawned.slice(0, 3), [`${bwrap} --version`, `${bwrap} --die-with-parent`, `${bwrap} --die-with-parent`])
+        assert.match(spawned[3]!, /\/nsenter --(net|user)=\/proc\/\d+\/fd\/\d+$/)
+        assert.strictEqual(spawned.length, 4, spawned.join("\n"))
         assert.strictEqual(first, second)
       }).pipe(
         Effect.provide(Bubblewrap.layer({ network: "deny", bwrap })),

@@ -58,10 +58,15 @@ export const blockedPaths = Effect.fn("Bash.blockedPaths")(function*(
     readonly cwd: string
     readonly policy: Sandbox.Policy
     readonly system: ReadonlyArray<string>
-    /** The workspace's control files, read-only inside the sandbox. */
-    readonly protected?: ProtectedPaths.Resolved | undefined
+    /**
+     * The workspace's control files, read-only inside the sandbox; or how to read them, done only
+     * when the output shows a write error (most calls show none).
+     */
+    readonly protected?: ProtectedPaths.Resolved | Effect.Effect<ProtectedPaths.Resolved> | undefined
   }
 ) {
+  const given = options.protected
+  const guarded = given === undefined ? undefined : Effect.isEffect(given) ? yield* Effect.cached(given) : Effect.succeed(given)
   const workspace = yield* Workspace.Workspace
   const fs = yield* FileSystem.FileSystem
   const { policy } = options
@@ -90,7 +95,7 @@ export const blockedPaths = Effect.fn("Bash.blockedPaths")(function*(
         (yield* fs.exists(absolute).pipe(Effect.orElseSucceed(() => false)))
       const resolved = yield* workspace.resolve(absolute).pipe(Effect.option)
       const real = resolved._tag === "Some" ? resolved.value.real : absolute
-      if (writeError && options.protected !== undefined && ProtectedPaths.covers(options.protected, real)) {
+      if (writeError && guarded !== undefined && ProtectedPaths.covers(yield* guarded, real)) {
         blocked.push({ path: shown, kind: "protected" })
         if (blocked.length >= MAX_PATHS) return blocked
         continue

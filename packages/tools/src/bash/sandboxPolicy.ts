@@ -36,7 +36,8 @@ export const sandboxPolicy = Effect.fn("Bash.sandboxPolicy")(function*(
     cwd: options.cwd,
     writable: [...writable],
     readable: [...readable].filter((p) => !writable.has(p)),
-    outside: (yield* allowsEverywhere(permission, options.sessionID)) ? "writable" : "hidden"
+    outside: (yield* allowsEverywhere(permission, options.sessionID)) ? "writable" : "hidden",
+    ...(options.sessionID === undefined ? {} : { session: options.sessionID })
   } satisfies Sandbox.Policy
 })
 

@@ -216,7 +216,7 @@ export const BashTool = Tool.define(
 
       const notes = notesOf(result, { timeout, requested, max: config.maxTimeout, grace: config.killGrace, drain: config.exitDrain })
       if (result.sandboxed && status.sandboxed) {
-        const guarded = yield* provide(ProtectedPaths.resolve(workspace.root))
+        const guarded = provide(ProtectedPaths.resolve(workspace.root))
         const blocked = yield* provide(blockedPaths(result.output.content, { cwd, policy, system: status.readable, protected: guarded }))
         const note = blockedNote(blocked)
         if (note !== null) notes.push(note)
