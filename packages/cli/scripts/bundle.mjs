@@ -5,7 +5,8 @@
  * Loading ~600 small modules cost more than running the command; one file starts in a fraction.
  *
  * Bundled from the TypeScript sources (the workspace's `agent-tools-source` condition), so it does
- * not depend on the order of the tsc build. web-tree-sitter stays a package: it locates its wasm
+ * not depend on the order of the tsc build. The MCP SDK's JSON Schema validator (ajv, with its
+ * formats) is loaded when it first validates, not when the SDK's server or client is imported. web-tree-sitter stays a package: it locates its wasm
  * files beside its own module (the cli package depends on it and on tree-sitter-bash for that).
  */
 import { build } from "esbuild"
@@ -17,6 +18,41 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), "..")
 // AGENT_TOOLS_BUNDLE_OUT=dir bundles there instead (the bundle test inspects a bundle of its own).
 const outdir = process.env.AGENT_TOOLS_BUNDLE_OUT ?? join(pkg, "dist", "bundle")
 const source = (workspacePackage, file) => join(pkg, "..", workspacePackage, "src", file)
+
+/**
+ * The SDK's server and client construct an `AjvJsonSchemaValidator` in their constructors, and
+ * their modules import it (and with it all of ajv) at the top, though only an elicitation or a
+ * tool's output schema is ever validated with it. This stand-in has the same constructor and
+ * `getValidator`; the real validator, and ajv with it, is loaded and built on the first
+ * `getValidator` call (a `require` of an ES module in a bundle runs that module only then).
+ */
+const lazyAjv = {
+  name: "lazy-ajv",
+  setup(build) {
+    build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, async (args) => {
+      // The stand-in's own `require` and the lookup below get the real module.
+      if (args.pluginData === "real" || args.namespace === "lazy-ajv") return undefined
+      const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "real" })
+      return { path: real.path, namespace: "lazy-ajv" }
+    })
+    build.onLoad({ filter: /.*/, namespace: "lazy-ajv" }, (args) => ({
+      resolveDir: dirname(args.path),
+      contents: `
+        let real
+        const load = () => real ??= require(${JSON.stringify(args.path)}).AjvJsonSchemaValidator
+        export class AjvJsonSchemaValidator {
+          #ajv
+          #validator
+          constructor(ajv) { this.#ajv = ajv }
+          getValidator(schema) {
+            this.#validator ??= new (load())(this.#ajv)
+            return this.#validator.getValidator(schema)
+          }
+        }
+      `
+    }))
+  }
+}
 
 rmSync(outdir, { recursive: true, force: true })
 const result = await build({
@@ -32,6 +68,7 @@ const result = await build({
   target: "node22",
   conditions: ["agent-tools-source"],
   external: ["web-tree-sitter"],
+  plugins: [lazyAjv],
   // Bundled CommonJS dependencies call `require` for Node's built-ins.
   banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" },
   sourcemap: "linked",
