@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 
 interface Metafile {
+  readonly inputs: Record<string, { readonly imports: ReadonlyArray<{ readonly path: string; readonly kind: string }> }>
   readonly outputs: Record<string, {
     readonly imports: ReadonlyArray<{ readonly path: string; readonly kind: string; readonly external?: boolean }>
     readonly inputs: Record<string, { readonly bytesInOutput: number }>
@@ -38,6 +39,8 @@ const LAZY: ReadonlyArray<readonly [string, RegExp]> = [
 const dir = mkdtempSync(join(tmpdir(), "agent-tools-startup-bundle-test-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+let metafile: Metafile | undefined
+
 /** Bundles once; the inputs of `bin.js` and of every chunk it imports statically. */
 const startupInputs = (() => {
   let inputs: ReadonlyArray<string> | undefined
@@ -49,18 +52,19 @@ const startupInputs = (() => {
       env: { ...process.env, AGENT_TOOLS_BUNDLE_OUT: join(dir, "out"), AGENT_TOOLS_BUNDLE_META: meta },
       stdio: ["ignore", "ignore", "inherit"]
     })
-    const metafile = JSON.parse(readFileSync(meta, "utf8")) as Metafile
-    const bin = Object.keys(metafile.outputs).find((out) => out.endsWith("/bin.js"))!
+    metafile = JSON.parse(readFileSync(meta, "utf8")) as Metafile
+    const outputs = metafile.outputs
+    const bin = Object.keys(outputs).find((out) => out.endsWith("/bin.js"))!
     const seen = new Set<string>()
     const visit = (out: string) => {
       if (seen.has(out)) return
       seen.add(out)
-      for (const i of metafile.outputs[out]?.imports ?? []) {
+      for (const i of outputs[out]?.imports ?? []) {
         if (i.kind === "import-statement" && i.external !== true) visit(i.path)
       }
     }
     visit(bin)
-    inputs = [...seen].flatMap((out) => Object.keys(metafile.outputs[out]!.inputs))
+    inputs = [...seen].flatMap((out) => Object.keys(outputs[out]!.inputs))
     return inputs
   }
 })()
@@ -72,5 +76,18 @@ describe("the bundled executable at start-up", () => {
     for (const [name, pattern] of LAZY) {
       assert.deepStrictEqual(inputs.filter((i) => pattern.test(i)), [], `${name} is loaded at start-up`)
     }
+  }, 120_000)
+
+  it("runs the MCP SDK's validator module (all of ajv) only when something is first validated", () => {
+    startupInputs()
+    const inputs = Object.entries(metafile!.inputs)
+    const server = inputs.find(([path]) => /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(path))
+    assert.isDefined(server, "the SDK's server is in the bundle")
+    const validator = server![1].imports.find((i) => /ajv-provider\.js$/.test(i.path))
+    assert.isDefined(validator)
+    assert.isTrue(validator!.path.startsWith("lazy-ajv:"), `the server imports ${validator!.path}, not the stand-in`)
+    // The stand-in reaches the real module by `require`, which a bundle runs on the first call.
+    const real = inputs.find(([path]) => path === validator!.path)![1].imports
+    assert.deepStrictEqual(real.map((i) => i.kind), ["require-call"])
   }, 120_000)
 })
