@@ -6,11 +6,12 @@
  *
  * Bundled from the TypeScript sources (the workspace's `agent-tools-source` condition), so it does
  * not depend on the order of the tsc build. The MCP SDK's JSON Schema validator (ajv, with its
- * formats) is loaded when it first validates, not when the SDK's server or client is imported. web-tree-sitter stays a package: it locates its wasm
+ * formats) is loaded when it first validates, not when the SDK's server or client is imported, and
+ * effect's CLI output module builds its grapheme segmenter on first use, not at import. web-tree-sitter stays a package: it locates its wasm
  * files beside its own module (the cli package depends on it and on tree-sitter-bash for that).
  */
 import { build } from "esbuild"
-import { rmSync, writeFileSync } from "node:fs"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -55,6 +56,30 @@ const lazyAjv = {
 }
 
 rmSync(outdir, { recursive: true, force: true })
+/**
+ * effect's `cli/CliOutput` builds an `Intl.Segmenter` at import (ICU's grapheme rules are loaded
+ * then, a few milliseconds), though only help and error text measures widths with it. Here it is
+ * built by the first `segment` call. Fails the build if effect's module no longer has that line,
+ * so an upgrade cannot silently drop the change.
+ */
+const lazySegmenter = {
+  name: "lazy-segmenter",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]cli[\\/]CliOutput\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8")
+      const eager = /const graphemeSegmenter = \/\*#__PURE__\*\/new Intl\.Segmenter\(undefined, \{\s*granularity: "grapheme"\s*\}\);/
+      if (!eager.test(text)) throw new Error(`${args.path}: the grapheme segmenter line changed; update or drop the lazy-segmenter plugin`)
+      return {
+        contents: text.replace(
+          eager,
+          "let segmenter;\nconst graphemeSegmenter = { segment: (text) => (segmenter ??= new Intl.Segmenter(undefined, { granularity: \"grapheme\" })).segment(text) };"
+        ),
+        loader: "js"
+      }
+    })
+  }
+}
+
 const result = await build({
   entryPoints: [
     { in: source("cli", "bin.ts"), out: "bin" },
@@ -68,7 +93,7 @@ const result = await build({
   target: "node22",
   conditions: ["agent-tools-source"],
   external: ["web-tree-sitter"],
-  plugins: [lazyAjv],
+  plugins: [lazyAjv, lazySegmenter],
   // Bundled CommonJS dependencies call `require` for Node's built-ins.
   banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" },
   sourcemap: "linked",

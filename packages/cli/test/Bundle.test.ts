@@ -5,7 +5,7 @@
  * Bundles into a temp directory and reads esbuild's metafile.
  */
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -89,5 +89,16 @@ describe("the bundled executable at start-up", () => {
     // The stand-in reaches the real module by `require`, which a bundle runs on the first call.
     const real = inputs.find(([path]) => path === validator!.path)![1].imports
     assert.deepStrictEqual(real.map((i) => i.kind), ["require-call"])
+  }, 120_000)
+
+  it("builds no Intl.Segmenter while loading (effect's CLI output builds its own on first use)", () => {
+    startupInputs()
+    const out = join(dir, "out")
+    const chunks = readdirSync(out).filter((file) => file.endsWith(".js"))
+    assert.isTrue(chunks.some((file) => readFileSync(join(out, file), "utf8").includes("Intl.Segmenter")))
+    for (const file of chunks) {
+      // A top-level statement of a chunk starts its line.
+      assert.notMatch(readFileSync(join(out, file), "utf8"), /^(var|let|const) \w+ = (\/\*.*?\*\/ )?new Intl\.Segmenter\(/m, file)
+    }
   }, 120_000)
 })
