@@ -67,6 +67,18 @@ echo "$version"
 expected=$(node -p "require('$repo/packages/cli/package.json').version")
 case "$version" in *"$expected"*) ;; *) echo "error: expected version $expected" >&2; exit 1 ;; esac
 
+echo "--- the bundled CLI finds the terminal packages in its own dependencies"
+node --input-type=module -e '
+import { createRequire } from "node:module"
+const require = createRequire(process.argv[1])
+const pty = await import(require.resolve("@lydell/node-pty"))
+await import(require.resolve("@xterm/headless"))
+const p = (pty.spawn ?? pty.default.spawn)("sh", ["-c", "test -t 0 && echo tty"], { env: { PATH: process.env.PATH } })
+let out = ""
+p.onData((d) => { out += d })
+p.onExit(() => { if (!out.includes("tty")) { console.error("no terminal: " + JSON.stringify(out)); process.exit(1) } console.log("terminal: ok") })
+' "$work/app/node_modules/@agent-tools/cli/dist/bundle/bin.js"
+
 echo "--- npx agent-tools mcp, driven by an MCP client"
 node mcp-client.mjs "$work/project"
 

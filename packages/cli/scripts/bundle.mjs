@@ -5,10 +5,14 @@
  * Loading ~600 small modules cost more than running the command; one file starts in a fraction.
  *
  * Bundled from the TypeScript sources (the workspace's `agent-tools-source` condition), so it does
- * not depend on the order of the tsc build. The MCP SDK's JSON Schema validator (ajv, with its
- * formats) is loaded when it first validates, not when the SDK's server or client is imported, and
- * effect's CLI output module builds its grapheme segmenter on first use, not at import. web-tree-sitter stays a package: it locates its wasm
+ * not depend on the order of the tsc build. web-tree-sitter stays a package: it locates its wasm
  * files beside its own module (the cli package depends on it and on tree-sitter-bash for that).
+ * So do the terminal packages: node-pty loads its native binary from its platform's package
+ * beside it, and both are imported only when the first terminal opens (the cli depends on them).
+ *
+ * The MCP SDK's JSON Schema validator (ajv, with its formats) is loaded when it first validates, not
+ * when the SDK's server or client is imported, and effect's CLI output module builds its grapheme
+ * segmenter on first use, not at import.
  */
 import { build } from "esbuild"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -92,7 +96,7 @@ const result = await build({
   platform: "node",
   target: "node22",
   conditions: ["agent-tools-source"],
-  external: ["web-tree-sitter"],
+  external: ["web-tree-sitter", "@lydell/node-pty", "@xterm/headless"],
   plugins: [lazyAjv, lazySegmenter],
   // Bundled CommonJS dependencies call `require` for Node's built-ins.
   banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" },

@@ -30,6 +30,7 @@ const LAZY: ReadonlyArray<readonly [string, RegExp]> = [
   ["undici", /undici/],
   ["a language server client", /vscode-jsonrpc|vscode-languageserver/],
   ["ajv", /[\\/]ajv[\\/]/],
+  ["the terminal packages", /node-pty|@xterm/],
   // What a namespace import of a package index brings along: everything it re-exports. Sources
   // import `* as z from "zod"` and effect by module (`effect/Effect`), so a bundle keeps what is used.
   ["zod's locales (`import { z } from \"zod\"` keeps them all)", /zod[\\/]v4[\\/]locales[\\/](?!en\.js)/],

@@ -36,7 +36,7 @@ import {
 } from "@agent-tools/core"
 import { ApplyPatchConfig, Bash, BatchConfig, builtins, LspToolConfig, searchTools, Skills, Web } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
-import { AnalysisWorker, Bubblewrap, DataDir, NativeRealPath, NodeStat, WebFetchClient } from "@agent-tools/node"
+import { AnalysisWorker, Bubblewrap, DataDir, NativeRealPath, NodeStat, NodeTerminal, WebFetchClient } from "@agent-tools/node"
 import * as Defaults from "./Defaults.ts"
 import * as OptionalPackages from "./OptionalPackages.ts"
 import * as WorkspaceTrust from "./WorkspaceTrust.ts"
@@ -302,6 +302,8 @@ export const layerFromSettings = (
     Layer.succeed(NodeSettings, s),
     // The workspace's control files: read-only in the sandbox, always asked by the file tools.
     ProtectedPaths.layer(s.config.sandbox?.protectedPaths ?? []),
+    // Real pseudo-terminals for terminal jobs (the PTY package is loaded when the first one opens).
+    NodeTerminal.layer(),
     // Replaceable through `services`: a persistent todo store, the host's question responder and
     // sub-agent runner (without them, question and task are not offered).
     TodoStore.layerMemory,

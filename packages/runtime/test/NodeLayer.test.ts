@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, FileSystem, Layer, Path } from "effect"
 import { NodeServices } from "@effect/platform-node"
 import { z } from "zod"
-import { Permission, SpillStorage, Tool, ToolRegistry, Workspace } from "@agent-tools/core"
+import { Permission, SpillStorage, Terminal, Tool, ToolRegistry, Workspace } from "@agent-tools/core"
 import { NodeAgentTools, WorkspaceTrust } from "@agent-tools/runtime"
 import { builtins } from "@agent-tools/tools"
 
@@ -208,6 +208,15 @@ describe("NodeAgentTools.layer", () => {
         assert.strictEqual(yield* action("bash", "git status -s"), "allow")
         assert.strictEqual(yield* action("bash", "git push"), "ask")
       }).pipe(Effect.provide(agent(dir, { config: { permission: { edit: "allow", bash: { "git status": "allow" } } } })))
+    ))
+
+  it.effect("provides real terminals: the PTY package's status, not the default's lack of a terminal layer", () =>
+    inWorkspace({}, (dir) =>
+      Effect.gen(function*() {
+        const status = yield* (yield* Terminal.Terminal).available
+        // Where the package cannot load here, the reason is the Node layer's, not "no terminal layer".
+        assert.isTrue(status.ok || status.reason.includes("terminal packages could not be loaded"), JSON.stringify(status))
+      }).pipe(Effect.provide(agent(dir)))
     ))
 
   it.effect("loads custom tools from tools.directories", () =>
