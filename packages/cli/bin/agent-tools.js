@@ -3,6 +3,8 @@
 // workspace, node runs with `--conditions=agent-tools-source`, which maps `#bin` to the TypeScript
 // entry (src/bin.ts).
 import module from "node:module"
+import { homedir } from "node:os"
+import { join } from "node:path"
 
 const [major] = process.versions.node.split(".").map(Number)
 if (major < 22) {
@@ -15,7 +17,19 @@ if (args.length === 1 && args[0] === "--version") {
   const { VERSION } = await import("#version")
   process.stdout.write(`agent-tools v${VERSION}\n`)
 } else {
-  // V8's compiled code is kept on disk (the OS temp dir), so later starts skip most compiling.
-  module.enableCompileCache?.()
+  // V8's compiled code is kept on disk, so later starts skip most compiling: in the user's cache
+  // directory, which outlives the OS temp dir and is not shared with other users. NODE_COMPILE_CACHE
+  // (set: Node has already enabled it there) and NODE_DISABLE_COMPILE_CACHE still decide; Node before
+  // 22.1 has no compile cache.
+  if (process.env.NODE_COMPILE_CACHE === undefined) module.enableCompileCache?.(join(cacheDirectory(), "compile-cache"))
   await import("#bin")
+}
+
+/** `$XDG_CACHE_HOME/agent-tools` (default `~/.cache/agent-tools`); `~/Library/Caches/agent-tools` on macOS, `%LOCALAPPDATA%\\agent-tools\\cache` on Windows. */
+function cacheDirectory() {
+  const { platform, env } = process
+  if (platform === "win32") return join(env.LOCALAPPDATA || join(homedir(), "AppData", "Local"), "agent-tools", "cache")
+  if (platform === "darwin") return join(homedir(), "Library", "Caches", "agent-tools")
+  // XDG: a relative XDG_CACHE_HOME is invalid and ignored.
+  return join(env.XDG_CACHE_HOME?.startsWith("/") ? env.XDG_CACHE_HOME : join(homedir(), ".cache"), "agent-tools")
 }

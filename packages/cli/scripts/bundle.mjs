@@ -9,9 +9,13 @@
  * files beside its own module (the cli package depends on it and on tree-sitter-bash for that).
  * So do the terminal packages: node-pty loads its native binary from its platform's package
  * beside it, and both are imported only when the first terminal opens (the cli depends on them).
+ *
+ * The MCP SDK's JSON Schema validator (ajv, with its formats) is loaded when it first validates, not
+ * when the SDK's server or client is imported, and effect's CLI output module builds its grapheme
+ * segmenter on first use, not at import.
  */
 import { build } from "esbuild"
-import { rmSync, writeFileSync } from "node:fs"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -20,7 +24,66 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = process.env.AGENT_TOOLS_BUNDLE_OUT ?? join(pkg, "dist", "bundle")
 const source = (workspacePackage, file) => join(pkg, "..", workspacePackage, "src", file)
 
+/**
+ * The SDK's server and client construct an `AjvJsonSchemaValidator` in their constructors, and
+ * their modules import it (and with it all of ajv) at the top, though only an elicitation or a
+ * tool's output schema is ever validated with it. This stand-in has the same constructor and
+ * `getValidator`; the real validator, and ajv with it, is loaded and built on the first
+ * `getValidator` call (a `require` of an ES module in a bundle runs that module only then).
+ */
+const lazyAjv = {
+  name: "lazy-ajv",
+  setup(build) {
+    build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, async (args) => {
+      // The stand-in's own `require` and the lookup below get the real module.
+      if (args.pluginData === "real" || args.namespace === "lazy-ajv") return undefined
+      const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "real" })
+      return { path: real.path, namespace: "lazy-ajv" }
+    })
+    build.onLoad({ filter: /.*/, namespace: "lazy-ajv" }, (args) => ({
+      resolveDir: dirname(args.path),
+      contents: `
+        let real
+        const load = () => real ??= require(${JSON.stringify(args.path)}).AjvJsonSchemaValidator
+        export class AjvJsonSchemaValidator {
+          #ajv
+          #validator
+          constructor(ajv) { this.#ajv = ajv }
+          getValidator(schema) {
+            this.#validator ??= new (load())(this.#ajv)
+            return this.#validator.getValidator(schema)
+          }
+        }
+      `
+    }))
+  }
+}
+
 rmSync(outdir, { recursive: true, force: true })
+/**
+ * effect's `cli/CliOutput` builds an `Intl.Segmenter` at import (ICU's grapheme rules are loaded
+ * then, a few milliseconds), though only help and error text measures widths with it. Here it is
+ * built by the first `segment` call. Fails the build if effect's module no longer has that line,
+ * so an upgrade cannot silently drop the change.
+ */
+const lazySegmenter = {
+  name: "lazy-segmenter",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]cli[\\/]CliOutput\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8")
+      const eager = /const graphemeSegmenter = \/\*#__PURE__\*\/new Intl\.Segmenter\(undefined, \{\s*granularity: "grapheme"\s*\}\);/
+      if (!eager.test(text)) throw new Error(`${args.path}: the grapheme segmenter line changed; update or drop the lazy-segmenter plugin`)
+      return {
+        contents: text.replace(
+          eager,
+          "let segmenter;\nconst graphemeSegmenter = { segment: (text) => (segmenter ??= new Intl.Segmenter(undefined, { granularity: \"grapheme\" })).segment(text) };"
+        ),
+        loader: "js"
+      }
+    })
+  }
+}
+
 const result = await build({
   entryPoints: [
     { in: source("cli", "bin.ts"), out: "bin" },
@@ -34,6 +97,7 @@ const result = await build({
   target: "node22",
   conditions: ["agent-tools-source"],
   external: ["web-tree-sitter", "@lydell/node-pty", "@xterm/headless"],
+  plugins: [lazyAjv, lazySegmenter],
   // Bundled CommonJS dependencies call `require` for Node's built-ins.
   banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" },
   sourcemap: "linked",

@@ -5,13 +5,14 @@
  * Bundles into a temp directory and reads esbuild's metafile.
  */
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 
 interface Metafile {
+  readonly inputs: Record<string, { readonly imports: ReadonlyArray<{ readonly path: string; readonly kind: string }> }>
   readonly outputs: Record<string, {
     readonly imports: ReadonlyArray<{ readonly path: string; readonly kind: string; readonly external?: boolean }>
     readonly inputs: Record<string, { readonly bytesInOutput: number }>
@@ -39,6 +40,8 @@ const LAZY: ReadonlyArray<readonly [string, RegExp]> = [
 const dir = mkdtempSync(join(tmpdir(), "agent-tools-startup-bundle-test-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+let metafile: Metafile | undefined
+
 /** Bundles once; the inputs of `bin.js` and of every chunk it imports statically. */
 const startupInputs = (() => {
   let inputs: ReadonlyArray<string> | undefined
@@ -50,18 +53,19 @@ const startupInputs = (() => {
       env: { ...process.env, AGENT_TOOLS_BUNDLE_OUT: join(dir, "out"), AGENT_TOOLS_BUNDLE_META: meta },
       stdio: ["ignore", "ignore", "inherit"]
     })
-    const metafile = JSON.parse(readFileSync(meta, "utf8")) as Metafile
-    const bin = Object.keys(metafile.outputs).find((out) => out.endsWith("/bin.js"))!
+    metafile = JSON.parse(readFileSync(meta, "utf8")) as Metafile
+    const outputs = metafile.outputs
+    const bin = Object.keys(outputs).find((out) => out.endsWith("/bin.js"))!
     const seen = new Set<string>()
     const visit = (out: string) => {
       if (seen.has(out)) return
       seen.add(out)
-      for (const i of metafile.outputs[out]?.imports ?? []) {
+      for (const i of outputs[out]?.imports ?? []) {
         if (i.kind === "import-statement" && i.external !== true) visit(i.path)
       }
     }
     visit(bin)
-    inputs = [...seen].flatMap((out) => Object.keys(metafile.outputs[out]!.inputs))
+    inputs = [...seen].flatMap((out) => Object.keys(outputs[out]!.inputs))
     return inputs
   }
 })()
@@ -72,6 +76,30 @@ describe("the bundled executable at start-up", () => {
     assert.isTrue(inputs.some((i) => i.includes("packages/tools/src/read/tool.ts")), "read is in the start-up chunks")
     for (const [name, pattern] of LAZY) {
       assert.deepStrictEqual(inputs.filter((i) => pattern.test(i)), [], `${name} is loaded at start-up`)
+    }
+  }, 120_000)
+
+  it("runs the MCP SDK's validator module (all of ajv) only when something is first validated", () => {
+    startupInputs()
+    const inputs = Object.entries(metafile!.inputs)
+    const server = inputs.find(([path]) => /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(path))
+    assert.isDefined(server, "the SDK's server is in the bundle")
+    const validator = server![1].imports.find((i) => /ajv-provider\.js$/.test(i.path))
+    assert.isDefined(validator)
+    assert.isTrue(validator!.path.startsWith("lazy-ajv:"), `the server imports ${validator!.path}, not the stand-in`)
+    // The stand-in reaches the real module by `require`, which a bundle runs on the first call.
+    const real = inputs.find(([path]) => path === validator!.path)![1].imports
+    assert.deepStrictEqual(real.map((i) => i.kind), ["require-call"])
+  }, 120_000)
+
+  it("builds no Intl.Segmenter while loading (effect's CLI output builds its own on first use)", () => {
+    startupInputs()
+    const out = join(dir, "out")
+    const chunks = readdirSync(out).filter((file) => file.endsWith(".js"))
+    assert.isTrue(chunks.some((file) => readFileSync(join(out, file), "utf8").includes("Intl.Segmenter")))
+    for (const file of chunks) {
+      // A top-level statement of a chunk starts its line.
+      assert.notMatch(readFileSync(join(out, file), "utf8"), /^(var|let|const) \w+ = (\/\*.*?\*\/ )?new Intl\.Segmenter\(/m, file)
     }
   }, 120_000)
 })

@@ -6,6 +6,7 @@ import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { VERSION } from "@agent-tools/cli"
 import { spawn } from "node:child_process"
+import { readdirSync } from "node:fs"
 import { Processes } from "@agent-tools/testing"
 import { BIN, NODE, SOURCE, spawnCli, spawnMcp, workspace } from "./harness.ts"
 
@@ -20,6 +21,19 @@ describe("agent-tools (subprocess)", () => {
       assert.include(help.stdout, "SUBCOMMANDS")
       const version = yield* spawnCli(["--version"])
       assert.deepStrictEqual(version, { code: 0, stdout: `agent-tools v${VERSION}\n`, stderr: "" })
+    }))
+
+  live("keeps V8's compiled code in the user's cache directory ($XDG_CACHE_HOME/agent-tools)", () =>
+    Effect.gen(function*() {
+      const ws = yield* workspace()
+      const { NODE_COMPILE_CACHE: _set, ...inherited } = process.env as Record<string, string>
+      const cache = `${ws.spillDir}/cache`
+      const echo = yield* spawnCli(["call", "echo", `{"text":"hi"}`, "--cwd", ws.dir], { env: { ...inherited, XDG_CACHE_HOME: cache } })
+      assert.deepStrictEqual(echo, { code: 0, stdout: "hi\n", stderr: "" })
+      // One directory per Node version, holding the cached modules.
+      const versions = readdirSync(`${cache}/agent-tools/compile-cache`)
+      assert.strictEqual(versions.length, 1)
+      assert.isAbove(readdirSync(`${cache}/agent-tools/compile-cache/${versions[0]}`).length, 0)
     }))
 
   live("without rg: a call that never searches leaves stderr empty; the first search warns once", () =>

@@ -351,8 +351,10 @@ const permitted = (reg: Registry, query: ToolsQuery = {}): ReadonlyArray<string>
 
 const builtOf = (reg: Registry, id: string): Effect.Effect<Tool.Built | undefined> => reg.tools.get(id) ?? Effect.undefined
 
+// Built side by side: a build that waits on a process (the sandbox probe, rg's version) leaves
+// the CPU to the others. Each build is cached, so the first listing builds each tool once.
 const available = (reg: Registry, query: ToolsQuery = {}): Effect.Effect<ReadonlyArray<Tool.Built>> =>
-  Effect.forEach(permitted(reg, query), (id) => builtOf(reg, id)).pipe(
+  Effect.forEach(permitted(reg, query), (id) => builtOf(reg, id), { concurrency: "unbounded" }).pipe(
     Effect.flatMap((list) =>
       Effect.filter(
         list.filter((t): t is Tool.Built => t !== undefined && !t.hidden),

@@ -22,7 +22,14 @@ export type AddressKind =
   | "multicast"
   | "reserved"
 
-const range = (cidr: string, kind: AddressKind) => ({ network: IpNetwork.fromStringUnsafe(cidr), kind })
+// Each network is parsed when first checked, not at import: every process that loads the tools
+// would pay for parsing them, and most never fetch.
+const network = (cidr: string) => {
+  let parsed: IpNetwork.IpNetwork | undefined
+  return () => parsed ??= IpNetwork.fromStringUnsafe(cidr)
+}
+
+const range = (cidr: string, kind: AddressKind) => ({ network: network(cidr), kind })
 
 // Most specific first: the first range that contains an address names its kind.
 const IPV4 = [
@@ -56,8 +63,8 @@ const IPV6 = [
   range("ff00::/8", "multicast")
 ]
 
-const NAT64 = IpNetwork.fromStringUnsafe("64:ff9b::/96")
-const SIX_TO_FOUR = IpNetwork.fromStringUnsafe("2002::/16")
+const NAT64 = network("64:ff9b::/96")
+const SIX_TO_FOUR = network("2002::/16")
 
 const ipv4At = (octets: ReadonlyArray<number>, start: number) =>
   NetAddress.ipv4FromBytesUnsafe(Uint8Array.from(octets.slice(start, start + 4)))
@@ -67,8 +74,8 @@ const embeddedIpv4 = (address: NetAddress.Ipv6Address): NetAddress.Ipv4Address |
   const mapped = NetAddress.fromIpv4Mapped(address)
   if (Option.isSome(mapped)) return mapped.value
   const octets = NetAddress.ipv6ToOctets(address)
-  if (IpNetwork.contains(NAT64, address)) return ipv4At(octets, 12)
-  if (IpNetwork.contains(SIX_TO_FOUR, address)) return ipv4At(octets, 2)
+  if (IpNetwork.contains(NAT64(), address)) return ipv4At(octets, 12)
+  if (IpNetwork.contains(SIX_TO_FOUR(), address)) return ipv4At(octets, 2)
   return undefined
 }
 
@@ -78,7 +85,7 @@ const kindOf = (address: NetAddress.IpAddress): AddressKind | undefined => {
     if (inner !== undefined) return kindOf(inner)
   }
   const table = address._tag === "Ipv4Address" ? IPV4 : IPV6
-  return table.find((r) => IpNetwork.contains(r.network, address))?.kind
+  return table.find((r) => IpNetwork.contains(r.network(), address))?.kind
 }
 
 /**
