@@ -49,6 +49,7 @@ const VOID = 0x40
 const op = {
   block: [0x02, VOID],
   loop: [0x03, VOID],
+  if: [0x04, VOID],
   end: [0x0b],
   br: (depth: number) => [0x0c, ...u32(depth)],
   brIf: (depth: number) => [0x0d, ...u32(depth)],
@@ -79,6 +80,8 @@ const op = {
   i16x8Eq: [0xfd, ...u32(0x2d)],
   i16x8GtU: [0xfd, ...u32(0x32)],
   v128And: [0xfd, ...u32(0x4e)],
+  v128Or: [0xfd, ...u32(0x50)],
+  v128AnyTrue: [0xfd, ...u32(0x53)],
   i8x16Sub: [0xfd, ...u32(0x71)],
   i16x8PairsU8: [0xfd, ...u32(0x7d)],
   i32x4PairsU16: [0xfd, ...u32(0x7f)],
@@ -152,35 +155,53 @@ const newlinesBody = (() => {
  * `measure16(ptr, units) -> newlines`: over little-endian UTF-16 units, counts newlines, and
  * stores at address 0 the UTF-8 bytes beyond one a unit ((u > 0x7f) + (u > 0x7ff)) and at
  * address 4 the surrogates (a valid pair is 4 bytes, not 6: the caller measures such a slice
- * another way). Rounds of up to 4096 vectors accumulate in 16-bit lanes.
+ * another way). Runs of up to 64 vectors are first scanned for newlines only, OR-ing the units
+ * together; only a run where some unit is above 0x7f is scanned again for the byte counts, so
+ * text with a few non-ASCII lines costs little more than ASCII.
  */
+const RUN = 64
 const measure16Body = (() => {
-  // params 0 ptr, 1 units; i32 locals 2 end, 3 n, 4 vend, 5 lines, 6 extra, 7 surrogates, 8 u;
-  // v128 locals 9 v, 10 accN, 11 accE, 12 accS, 13 kNl, 14 k7f, 15 k7ff, 16 kF800, 17 kD800
-  const [ptr, units, end, n, vend, lines, extra, surrogates, u] = [0, 1, 2, 3, 4, 5, 6, 7, 8]
-  const [v, accN, accE, accS, kNl, k7f, k7ff, kF800, kD800] = [9, 10, 11, 12, 13, 14, 15, 16, 17]
+  // params 0 ptr, 1 units; i32 locals 2 end, 3 n, 4 vend, 5 lines, 6 extra, 7 surrogates, 8 u,
+  // 9 at; v128 locals 10 v, 11 accN, 12 accE, 13 accS, 14 kNl, 15 k7f, 16 k7ff, 17 kF800,
+  // 18 kD800, 19 any, 20 kFF80
+  const [ptr, units, end, n, vend, lines, extra, surrogates, u, at] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+  const [v, accN, accE, accS, kNl, k7f, k7ff, kF800, kD800, any, kFF80] = [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]
   const splat = (value: number, local: number) => [...op.const(value), ...op.i16x8Splat, ...op.set(local)]
   const count = (acc: number, test: ReadonlyArray<number>) => [...op.get(acc), ...test, ...op.i16x8Sub, ...op.set(acc)]
   const widen = (acc: number, total: number) => [...op.get(acc), ...op.i32x4PairsU16, ...op.set(acc), ...addLanes(acc, total)]
   const code = [
     ...op.get(ptr), ...op.get(units), ...op.const(1), ...op.shl, ...op.add, ...op.set(end),
     ...splat(10, kNl), ...splat(0x7f, k7f), ...splat(0x7ff, k7ff), ...splat(0xf800, kF800), ...splat(0xd800, kD800),
+    ...splat(0xff80, kFF80),
     ...op.block,
     ...op.loop,
     ...op.get(end), ...op.get(ptr), ...op.sub, ...op.const(16), ...op.ltU, ...op.brIf(1),
     ...op.get(end), ...op.get(ptr), ...op.sub, ...op.const(4), ...op.shrU, ...op.set(n),
-    ...op.get(n), ...op.const(4096), ...op.get(n), ...op.const(4096), ...op.ltU, ...op.select,
+    ...op.get(n), ...op.const(RUN), ...op.get(n), ...op.const(RUN), ...op.ltU, ...op.select,
     ...op.const(4), ...op.shl, ...op.get(ptr), ...op.add, ...op.set(vend),
-    ...op.const(0), ...op.i16x8Splat, ...op.tee(accN), ...op.tee(accE), ...op.set(accS),
+    ...op.get(ptr), ...op.set(at),
+    ...op.const(0), ...op.i16x8Splat, ...op.tee(accN), ...op.set(any),
+    // newlines, and every unit OR-ed into `any`
     ...op.loop,
     ...op.get(ptr), ...op.v128Load, ...op.set(v),
     ...count(accN, [...op.get(v), ...op.get(kNl), ...op.i16x8Eq]),
+    ...op.get(any), ...op.get(v), ...op.v128Or, ...op.set(any),
+    ...op.get(ptr), ...op.const(16), ...op.add, ...op.tee(ptr), ...op.get(vend), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    ...widen(accN, lines),
+    // a unit above 0x7f in the run: count the bytes it takes, from the run's start
+    ...op.get(any), ...op.get(kFF80), ...op.v128And, ...op.v128AnyTrue,
+    ...op.if,
+    ...op.const(0), ...op.i16x8Splat, ...op.tee(accE), ...op.set(accS),
+    ...op.loop,
+    ...op.get(at), ...op.v128Load, ...op.set(v),
     ...count(accE, [...op.get(v), ...op.get(k7f), ...op.i16x8GtU]),
     ...count(accE, [...op.get(v), ...op.get(k7ff), ...op.i16x8GtU]),
     ...count(accS, [...op.get(v), ...op.get(kF800), ...op.v128And, ...op.get(kD800), ...op.i16x8Eq]),
-    ...op.get(ptr), ...op.const(16), ...op.add, ...op.tee(ptr), ...op.get(vend), ...op.ltU, ...op.brIf(0),
+    ...op.get(at), ...op.const(16), ...op.add, ...op.tee(at), ...op.get(vend), ...op.ltU, ...op.brIf(0),
     ...op.end,
-    ...widen(accN, lines), ...widen(accE, extra), ...widen(accS, surrogates),
+    ...widen(accE, extra), ...widen(accS, surrogates),
+    ...op.end,
     ...op.br(0),
     ...op.end,
     ...op.end,
@@ -203,7 +224,7 @@ const measure16Body = (() => {
     ...op.get(lines),
     ...op.end
   ]
-  return [...vec([[7, I32], [9, V128]]), ...code]
+  return [...vec([[8, I32], [11, V128]]), ...code]
 })()
 
 const name = (s: string) => [...u32(s.length), ...Array.from(s, (c) => c.charCodeAt(0))]

@@ -61,6 +61,18 @@ describe("Utf8Scan", () => {
     }
   })
 
+  it("a lone non-ASCII character in ASCII text is counted wherever it falls (run edges, the tail)", () => {
+    const base = "abcdefghij\n".repeat(Math.ceil(((1 << 20) + 1000) / 11))
+    for (const at of [0, 7, 8, 511, 512, 513, 1023, 1024, 4096 * 8 - 1, (1 << 20) - 1, (1 << 20) + 3, base.length - 1]) {
+      for (const ch of ["é", "→", "🙂"]) {
+        const s = base.slice(0, at) + ch + base.slice(at + 1)
+        const m = Utf8.measureText(s)
+        assert.strictEqual(m.bytes, new TextEncoder().encode(s).length, `${ch} at ${at}`)
+        assert.strictEqual(m.newlines, s.split("\n").length - 1, `${ch} at ${at}`)
+      }
+    }
+  })
+
   it("a surrogate pair split by the slice edge counts as one 4-byte character", () => {
     const slice = scanner()!.data.length >> 1
     const s = "a".repeat(slice - 1) + "🙂" + "b\n".repeat(10)
