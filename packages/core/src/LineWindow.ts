@@ -57,7 +57,7 @@ const CUT_BYTES = HEAD_CUT.length
 
 const empty = (edge: number): Side => ({ text: "", lines: 0, bytes: 0, size: 0, cut: false, edge })
 
-/** Above this many UTF-16 units a text is measured on its encoding (`Utf8.measureEncoded`). */
+/** Above this many UTF-16 units a text is measured by the SIMD scanner (`Utf8.measureText`). */
 const ENCODED_MEASURE = 1 << 20
 
 /** Counts lines and bytes with native scans, without splitting the text. */
@@ -65,7 +65,7 @@ export const measure = (text: string): Measure => {
   const endsWithNewline = text.endsWith("\n")
   const last = text.length > 0 && !endsWithNewline ? 1 : 0
   if (text.length > ENCODED_MEASURE) {
-    const { bytes, newlines } = Utf8.measureEncoded(text)
+    const { bytes, newlines } = Utf8.measureText(text)
     return { lines: newlines + last, bytes, endsWithNewline }
   }
   let newlines = 0

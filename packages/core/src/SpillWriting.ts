@@ -5,6 +5,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import type { SpillError, SpillWriter } from "./SpillStorage.ts"
 import * as Bytes from "./Bytes.ts"
@@ -94,7 +95,8 @@ export const makeCap = (maxBytes: number) => {
 
 /**
  * Yields `content` as UTF-8 chunks of bounded size, never splitting a surrogate pair. Strings are
- * encoded into one reused buffer: each chunk is valid only until the next is pulled.
+ * encoded into two reused buffers in turn: a chunk stays valid until the next but one is pulled,
+ * so one can be written while the next is encoded.
  */
 export function* utf8Chunks(content: string | Uint8Array): Generator<Uint8Array> {
   if (typeof content !== "string") {
@@ -102,13 +104,18 @@ export function* utf8Chunks(content: string | Uint8Array): Generator<Uint8Array>
     return
   }
   const encoder = new TextEncoder()
-  // A slice of SLICE units takes at most 3 bytes per unit; a smaller text needs only its own size.
-  const buffer = new Uint8Array(Math.min(Utf8.byteLength(content), SLICE * 3))
+  // A slice of SLICE units takes at most 3 bytes per unit; a shorter text needs only its own size
+  // (bounded by its length: measuring it exactly would be a pass over the whole text).
+  const size = content.length > SLICE ? SLICE * 3 : Utf8.byteLength(content)
+  const buffers = [new Uint8Array(size), content.length > SLICE ? new Uint8Array(size) : undefined]
+  let turn = 0
   for (let i = 0; i < content.length;) {
     let end = Math.min(content.length, i + SLICE)
     // A slice must not end between the halves of a surrogate pair: each half alone encodes as U+FFFD.
     const last = content.charCodeAt(end - 1)
     if (end < content.length && last >= 0xd800 && last <= 0xdbff) end--
+    const buffer = buffers[turn]!
+    turn = buffers[1] === undefined ? 0 : 1 - turn
     const { written } = encoder.encodeInto(content.slice(i, end), buffer)
     yield buffer.subarray(0, written)
     i = end
@@ -135,9 +142,19 @@ export const scheduleCleanup = Effect.fnUntraced(function*(cleanup: Effect.Effec
   })
 })
 
+/**
+ * Writes `content` through a new writer and commits it. The write of each chunk is started before
+ * the next chunk is encoded, so the encoding (this thread) and the write (the file system's
+ * threads) overlap; one write is in flight at a time, so the chunks land in order.
+ */
 export const writeAll = (writer: Effect.Effect<SpillWriter, SpillError, Scope.Scope>, content: string | Uint8Array) =>
   Effect.scoped(Effect.gen(function*() {
     const w = yield* writer
-    for (const chunk of utf8Chunks(content)) yield* w.write(chunk)
+    let inFlight: Fiber.Fiber<void, SpillError> | undefined
+    for (const chunk of utf8Chunks(content)) {
+      if (inFlight !== undefined) yield* Fiber.join(inFlight)
+      inFlight = yield* Effect.forkChild(w.write(chunk), { startImmediately: true })
+    }
+    if (inFlight !== undefined) yield* Fiber.join(inFlight)
     return yield* w.commit
   }))

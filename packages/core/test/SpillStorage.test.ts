@@ -50,6 +50,26 @@ describe("SpillStorage.layer (file system)", () => {
         assert.isFalse(spill.owns(path.join(path.dirname(dir), path.basename(a))))
       })))
 
+  it.effect("a string of many slices is written whole and in order, pairs across slice edges kept", () =>
+    withSpill((spill, { fs }) =>
+      Effect.gen(function*() {
+        // Several slices of 1 Mi units, each line ending differently, a surrogate pair on every edge.
+        const slice = 1 << 20
+        const parts: Array<string> = []
+        for (let i = 0; i < 5; i++) parts.push(`${i}`.repeat(slice - 1 - (i === 0 ? 0 : 1)), "🙂", `é${i}\n`)
+        const text = parts.join("")
+        for (const content of [text, text + "x"]) {
+          const written = yield* spill.write(content)
+          const back = yield* fs.readFile(written)
+          assertSameBytes(back, utf8(content))
+          if (spill.writeInBackground !== undefined) {
+            const later = yield* spill.writeInBackground(content)
+            yield* spill.ready!(later)
+            assertSameBytes(yield* fs.readFile(later), utf8(content))
+          }
+        }
+      }), { maxBytes: 64 * 1024 * 1024 }))
+
   it.effect("a writer is invisible until commit; closing its scope without commit leaves nothing", () =>
     withSpill((spill, { dir, fs }) =>
       Effect.gen(function*() {
