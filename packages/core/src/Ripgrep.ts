@@ -302,10 +302,11 @@ export const takeResults = <A extends { readonly _tag: string }, E, R>(
   })
 }
 
-/** One entry's kind and modification time (ms), read without following a symbolic link. */
+/** One entry's kind, modification time (ms) and inode number, read without following a symbolic link. */
 export interface EntryInfo {
   readonly kind: "file" | "directory" | "other"
   readonly mtime: number
+  readonly ino: number
 }
 
 /**

@@ -96,10 +96,13 @@ class Root {
 
   readonly cwd: string
   readonly index: MtimeIndex
+  /** The root directory's inode: a directory moved in its place is another tree, unwatched. */
+  readonly ino: number | undefined
 
   constructor(cwd: string, index: MtimeIndex) {
     this.cwd = cwd
     this.index = index
+    this.ino = index.platform.lstat(cwd)?.ino
   }
 
   absolute(rel: string): string {
@@ -356,6 +359,10 @@ export class MtimeIndex {
   root(cwd: string): Root | undefined {
     if (this.tooLarge.has(cwd)) return undefined
     let root = this.roots.get(cwd)
+    if (root !== undefined && (root.ino === undefined || this.platform.lstat(cwd)?.ino !== root.ino)) {
+      this.drop(root)
+      root = undefined
+    }
     if (root !== undefined) {
       this.roots.delete(cwd)
       this.roots.set(cwd, root)
@@ -371,7 +378,9 @@ export class MtimeIndex {
   /** The root for `cwd` when one exists, with its events applied. */
   existing(cwd: string): Root | undefined {
     const root = this.roots.get(cwd)
-    root?.refresh()
+    if (root === undefined) return undefined
+    if (root.ino === undefined || this.platform.lstat(cwd)?.ino !== root.ino) return void this.drop(root)
+    root.refresh()
     return root
   }
 

@@ -63,9 +63,13 @@ export const directoryWatch: Ripgrep.DirectoryWatch = {
     }
   },
   lstat: (path) => {
-    const info = lstatSync(path, { throwIfNoEntry: false })
-    if (info === undefined) return undefined
-    return { kind: info.isFile() ? "file" : info.isDirectory() ? "directory" : "other", mtime: info.mtimeMs }
+    try {
+      const info = lstatSync(path, { throwIfNoEntry: false })
+      if (info === undefined) return undefined
+      return { kind: info.isFile() ? "file" : info.isDirectory() ? "directory" : "other", mtime: info.mtimeMs, ino: info.ino }
+    } catch {
+      return undefined // unreadable counts as gone: rg would skip it too
+    }
   },
   settled
 }

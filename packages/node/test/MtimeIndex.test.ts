@@ -51,10 +51,10 @@ const session = (root: string, watch: boolean) => {
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(Workspace.layer({ root }), ripgrep, SpillStorage.layerMemory()).pipe(Layer.provideMerge(NodeServices.layer))
   )
-  const glob = (pattern: string) =>
+  const glob = (pattern: string, path?: string) =>
     Effect.promise(async () => {
       const def = await runtime.runPromise(GlobTool.init)
-      const result = await runtime.runPromise(def.execute(def.parameters.parse({ pattern }), ctx) as Effect.Effect<Tool.Result>)
+      const result = await runtime.runPromise(def.execute(def.parameters.parse({ pattern, path }), ctx) as Effect.Effect<Tool.Result>)
       return result.output
     })
   return { glob, counter, dispose: () => runtime.dispose() }
@@ -79,11 +79,11 @@ const withTree = <A>(body: (root: string) => Effect.Effect<A>) =>
   )
 
 /** Calls until the index answers without a walk (its background watches done), at most `tries` times. */
-const untilServed = (s: ReturnType<typeof session>, pattern: string, tries = 100) =>
+const untilServed = (s: ReturnType<typeof session>, pattern: string, path?: string, tries = 100) =>
   Effect.gen(function*() {
     for (let i = 0; i < tries; i++) {
       const before = s.counter.spawned
-      const output = yield* s.glob(pattern)
+      const output = yield* s.glob(pattern, path)
       if (s.counter.spawned === before) return output
       yield* Effect.sleep("20 millis")
     }
@@ -155,6 +155,15 @@ describe.skipIf(!hasRg)("mtime index (needs rg)", () => {
           settle(root, ["src", "src/deeper", "docs", "ignored", "empty", "fresh", "fresh/dir"])
           yield* check("**/*")
           assert.strictEqual(yield* untilServed(indexed, "**/*"), yield* fresh.glob("**/*"))
+
+          // A searched directory replaced by another one of the same name: the new tree is listed.
+          write(root, "sub/one.ts", "1", OLD + 1)
+          settle(root, ["sub"])
+          assert.strictEqual(yield* untilServed(indexed, "**/*", "sub"), join(root, "sub/one.ts"))
+          renameSync(join(root, "sub"), join(root, "sub-old"))
+          write(root, "sub/two.ts", "2", OLD + 2)
+          settle(root, ["sub"])
+          assert.strictEqual(yield* indexed.glob("**/*", "sub"), join(root, "sub/two.ts"))
         } finally {
           yield* Effect.promise(() => indexed.dispose())
           yield* Effect.promise(() => fresh.dispose())
