@@ -10,9 +10,9 @@
  * writes it to bench/RESULTS-search.md (git-ignored: a fresh run, to merge into RESULTS.md). The tree lives in `$TMPDIR/agent-tools-search-bench/v1`
  * (about 0.9 GB; ~20 s to generate on 2 cores; delete it to regenerate).
  */
-import { Effect, Layer, ManagedRuntime, Stream } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { NodeServices } from "@effect/platform-node"
-import { Ripgrep, RipgrepBinary, RipgrepPortable, SpillStorage, Tool, Workspace } from "@agent-tools/core"
+import { Ripgrep, RipgrepPortable, SpillStorage, Tool, Workspace } from "@agent-tools/core"
 import * as NodeStat from "../packages/node/src/NodeStat.ts"
 import { GlobTool, GrepTool } from "@agent-tools/tools"
 import { spawn, spawnSync } from "node:child_process"
@@ -147,28 +147,67 @@ const ctx: Tool.Context = {
 }
 
 type Backend = "rg" | "portable"
-// The rg backend as the Node layer builds it: mtimes stat'ed in this process.
+// The rg backend as the Node layer builds it: mtimes stat'ed in this process and kept for the
+// session in the index its directory watches keep true.
 const ripgrepLayer = (backend: Backend) =>
-  backend === "rg" ? Ripgrep.layer({ backend: "rg", statBatch: NodeStat.statBatch }) : RipgrepPortable.layer()
+  backend === "rg"
+    ? Ripgrep.layer({ backend: "rg", statBatch: NodeStat.statBatch, watch: NodeStat.directoryWatch })
+    : RipgrepPortable.layer()
 
-/** Builds the services and the tool once per (backend, root); returns a runner for calls. */
+/** Builds the services and the tool once per (backend, root) — a session; returns a runner for calls. */
 const toolRunner = async (backend: Backend, root: string, tool: Tool.Definition<string, any, any>) => {
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(Workspace.layer({ root }), ripgrepLayer(backend), SpillStorage.layerMemory()).pipe(Layer.provideMerge(NodeServices.layer))
   )
   const def = await runtime.runPromise(tool.init)
-  return (args: unknown) => runtime.runPromise(def.execute(args as never, ctx))
+  // Resolve rg now, so that a session's first call is timed as a call, not as the layer's start.
+  await runtime.runPromise(Effect.flatMap(Ripgrep.Ripgrep, (rg) => rg.info))
+  const run = (args: unknown) => runtime.runPromise(def.execute(args as never, ctx))
+  return Object.assign(run, { dispose: () => runtime.dispose() })
 }
 
-const rgRuntime = ManagedRuntime.make(RipgrepBinary.layer().pipe(Layer.provideMerge(NodeServices.layer)))
+/** A session's first glob call, each run in a new session (a fresh index); the anchor just before each. */
+const firstCalls = async (root: string, pattern: string, anchor: () => Promise<unknown>) => {
+  const tool: Array<number> = []
+  const raw: Array<number> = []
+  let rssMB = 0
+  for (let i = 0; i <= RUNS; i++) {
+    const a = await measure(anchor)
+    const glob = await toolRunner("rg", root, GlobTool)
+    const sample = await measure(() => glob({ pattern }))
+    await glob.dispose()
+    if (i === 0) continue // warm-up
+    raw.push(a.ms)
+    tool.push(sample.ms)
+    rssMB = Math.max(rssMB, sample.rssMB)
+  }
+  return { raw: median(raw), tool: median(tool), ratio: median(tool.map((t, i) => t / raw[i]!)), rssMB }
+}
 
-/** The naive glob: collect every (path, mtime), sort, take 100 — memory grows with the tree. */
-const naiveGlob = (root: string) =>
-  rgRuntime.runPromise(Effect.gen(function*() {
-    const rg = yield* Ripgrep.Ripgrep
-    const all = yield* Stream.runCollect(rg.files({ cwd: root, filter: ["**/*.ts"], stat: true }))
-    return [...all].sort((a, b) => (b._tag === "File" ? b.mtime ?? 0 : 0) - (a._tag === "File" ? a.mtime ?? 0 : 0)).slice(0, 100)
-  }))
+/**
+ * Later glob calls of one session, nothing changed in between: the index answers once its
+ * background watches are set (a few calls and a pause first). The anchor is run just before each
+ * call; the heap the index retains is measured after a collection.
+ */
+const laterCalls = async (root: string, pattern: string, anchor: () => Promise<unknown>) => {
+  gc()
+  const heapBefore = process.memoryUsage().heapUsed
+  const glob = await toolRunner("rg", root, GlobTool)
+  await glob({ pattern })
+  await new Promise((r) => setTimeout(r, 3000))
+  await glob({ pattern })
+  await glob({ pattern })
+  gc()
+  const retainedMB = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20
+  const tool: Array<number> = []
+  const raw: Array<number> = []
+  for (let i = 0; i < Math.max(RUNS, 3); i++) {
+    raw.push((await measure(anchor)).ms)
+    tool.push((await measure(() => glob({ pattern }))).ms)
+  }
+  await glob.dispose()
+  return { raw: median(raw), tool: median(tool), ratio: median(tool.map((t, i) => t / raw[i]!)), retainedMB }
+}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -194,24 +233,22 @@ const main = async () => {
   const globOnly = process.argv.includes("--glob-only")
   const grepOnly = process.argv.includes("--grep-only")
   if (!grepOnly) {
-    log("### glob: newest 100 vs raw `rg --files` (median of the runs; load and other processes' CPU share over the row)")
+    log("### glob: newest 100 vs raw `rg --files`, a session's first call and its later calls (median of the runs, each run's ratio to the anchor run just before it)")
     log()
-    log("| files | pattern | load | raw `rg --files` ms | raw `rg --files \\| xargs stat` ms | glob (rg layer) ms | vs rg --files | vs rg \\| stat | peak Δheap MB | peak ΔRSS MB | naive collect+sort Δheap MB | glob (portable) ms | portable / rg |")
-    log("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    log("| files | pattern | load | raw `rg --files` ms | raw `rg --files \\| xargs stat` ms | glob first call ms | first / rg --files | peak ΔRSS MB | glob later call ms | later / rg --files | heap kept by the index MB |")
+    log("|---|---|---|---|---|---|---|---|---|---|---|")
     for (const size of sizes) {
       for (const pattern of size.files === 200_000 ? ["**/*.ts", "**/*"] : ["**/*.ts"]) {
+        if (quick && size.files !== 200_000) continue
         const probe = loadProbe()
         const filter = pattern === "**/*" ? [] : [`--glob=${pattern}`]
-        const raw = await repeat(RUNS, () => rawRg(size.dir, ["--files", "--null", ...COMMON, ...filter, "."]))
-        const pipeline = `rg --files --null ${[...COMMON, ...filter].map((a) => `'${a}'`).join(" ")} . | xargs -0 -n 4096 stat --printf '%.9Y\\t%n\\0' --`
+        const anchor = () => rawRg(size.dir, ["--files", "--null", ...COMMON, "--hidden", ...filter, "."])
+        const pipeline = `rg --files --null --hidden ${[...COMMON, ...filter].map((a) => `'${a}'`).join(" ")} . | xargs -0 -n 4096 stat --printf '%.9Y\\t%n\\0' --`
         const rawStat = await repeat(RUNS, () => rawRg(size.dir, ["-c", pipeline], "sh"))
-        const glob = await toolRunner("rg", size.dir, GlobTool)
-        const tool = await repeat(RUNS, () => glob({ pattern }))
+        const first = await firstCalls(size.dir, pattern, anchor)
+        const later = await laterCalls(size.dir, pattern, anchor)
         const share = probe.othersShare()
-        const naive = globOnly ? undefined : await repeat(1, () => naiveGlob(size.dir))
-        const portableGlob = await toolRunner("portable", size.dir, GlobTool)
-        const portable = !globOnly && (size.files === 200_000 || !quick) ? await repeat(1, () => portableGlob({ pattern })) : undefined
-        log(`| ${size.files.toLocaleString("en")} | \`${pattern}\` | ${loadText(probe, share)} | ${fmt(raw.ms, 0)} | ${fmt(rawStat.ms, 0)} | ${fmt(tool.ms, 0)} | **${fmt(tool.ms / raw.ms)}×** | **${fmt(tool.ms / rawStat.ms)}×** | ${fmt(tool.heapMB, 1)} | ${fmt(tool.rssMB, 1)} | ${naive ? fmt(naive.heapMB, 1) : "–"} | ${portable ? fmt(portable.ms, 0) : "–"} | ${portable ? `${fmt(portable.ms / tool.ms, 1)}×` : "–"} |`)
+        log(`| ${size.files.toLocaleString("en")} | \`${pattern}\` | ${loadText(probe, share)} | ${fmt(first.raw, 0)} | ${fmt(rawStat.ms, 0)} | ${fmt(first.tool, 0)} | **${fmt(first.ratio)}×** | ${fmt(first.rssMB, 1)} | ${fmt(later.tool, 0)} | **${fmt(later.ratio)}×** | ${fmt(later.retainedMB, 1)} |`)
       }
     }
     log()

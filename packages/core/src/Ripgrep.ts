@@ -249,10 +249,17 @@ export const fileSystemMtimes = (fs: FileSystem.FileSystem, join: (dir: string, 
  */
 export type StatBatch = (cwd: string, paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number | undefined>>
 
+/**
+ * Chunks of a listing read ahead while the previous chunk's mtimes are read, so the walk (rg) does
+ * not wait for the stats.
+ */
+export const READ_AHEAD = 16
+
 /** `mtimes` over a `StatBatch`, one batch per chunk of the listing. */
 export const batchMtimes = (stat: StatBatch) =>
 <E>(cwd: string, paths: Stream.Stream<string, E>): Stream.Stream<Mtime, E | RipgrepError> =>
   paths.pipe(
+    Stream.bufferArray({ capacity: READ_AHEAD }),
     Stream.mapArrayEffect((chunk) =>
       // A chunk is never empty, so neither is its map.
       Effect.map(stat(cwd, chunk), (mtimes) =>

@@ -410,6 +410,7 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
       const walk = root.walk(key, yield* Clock.currentTimeMillis)
       const listed = listFiles(options, () => true)
       return listed.pipe(
+        Stream.bufferArray({ capacity: Ripgrep.READ_AHEAD }),
         Stream.mapArrayEffect((chunk) => {
           const out: Array<Ripgrep.FilesEvent> = []
           const unknown: Array<string> = []

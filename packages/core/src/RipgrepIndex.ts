@@ -73,7 +73,8 @@ export interface Walk {
 }
 
 interface Listing {
-  readonly files: Set<string>
+  /** Files forgotten since (removed) are skipped when it is served. */
+  readonly files: ReadonlyArray<string>
   /** When its walk began (ms). */
   readonly startedAt: number
 }
@@ -188,7 +189,6 @@ class Root {
         if (info?.kind === "file") this.mtimes.set(path, info.mtime)
         else {
           this.mtimes.delete(path)
-          for (const listing of this.listings.values()) listing.files.delete(path)
           if (info !== undefined) this.structural()
         }
       } else if (this.watched.has(path)) {
@@ -218,21 +218,20 @@ class Root {
     const out: Array<Known> = []
     for (const path of listing.files) {
       const mtime = this.mtimes.get(path)
-      if (mtime === undefined) return undefined
-      out.push({ path, mtime })
+      if (mtime !== undefined) out.push({ path, mtime })
     }
     return out
   }
 
   walk(key: string, startedAt: number): Walk {
     const structure = this.structure
-    const listed = new Set<string>()
+    const listed: Array<string> = []
     let keep = true
     return {
       known: (path) => {
-        if (this.dropped || this.pending.has(path)) return undefined
+        if (this.dropped || this.mtimes.size === 0 || (this.pending.size > 0 && this.pending.has(path))) return undefined
         const mtime = this.mtimes.get(path)
-        if (mtime !== undefined) listed.add(path)
+        if (mtime !== undefined) listed.push(path)
         return mtime
       },
       stamp: () => this.version,
@@ -259,9 +258,13 @@ class Root {
       },
       record: (path, mtime, stamp) => {
         if (this.dropped) return
-        if (!this.mtimes.has(path) && !this.index.reserveFile()) return this.index.tooBig(this)
+        const before = this.mtimes.size
         this.mtimes.set(path, mtime)
-        listed.add(path)
+        if (this.mtimes.size > before && !this.index.reserveFile()) {
+          this.mtimes.delete(path)
+          return this.index.tooBig(this)
+        }
+        listed.push(path)
         // An event applied since the stat began may be newer than this mtime: read it again next time.
         if (stamp !== this.version && !this.pending.has(path)) this.pending.set(path, "change")
       },
