@@ -264,8 +264,9 @@ const main = async () => {
   const grepPortable = grepOnly ? undefined : await toolRunner("portable", big, GrepTool)
   for (const pattern of ["NEEDLE_RARE", "FIXME\\(\\w+\\)", "TODO"]) {
     const probe = loadProbe()
-    const raw = await repeat(RUNS, () => rawRg(big, ["--json", ...COMMON, "--", pattern, "."]))
-    const rawCount = await repeat(RUNS, () => rawRg(big, ["--count", "--null", "--with-filename", ...COMMON, "--", pattern, "."]))
+    // The tool's flags: hidden files searched.
+    const raw = await repeat(RUNS, () => rawRg(big, ["--json", "--hidden", ...COMMON, "--", pattern, "."]))
+    const rawCount = await repeat(RUNS, () => rawRg(big, ["--count", "--null", "--with-filename", "--hidden", ...COMMON, "--", pattern, "."]))
     let metadata: Record<string, unknown> = {}
     const tool = await repeat(RUNS, async () => (metadata = ((await grepRg({ pattern })) as Tool.Result).metadata))
     const portable = grepPortable === undefined ? undefined : await measure(() => grepPortable({ pattern }))

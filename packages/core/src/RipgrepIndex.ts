@@ -24,6 +24,10 @@
  *
  * Memory is bounded: at most `MAX_FILES` mtimes and `MAX_DIRECTORIES` watches over all roots, at
  * most `MAX_LISTINGS` listings per root and `MAX_ROOTS` roots (the least recently used is dropped).
+ *
+ * A limit it cannot see past: Linux drops inotify events when more than `fs.inotify.max_queued_events`
+ * (16384 by default) pile up unread, and Node does not report it. Events are read whenever the
+ * event loop is free, so that takes a burst of changes while this process is blocked.
  */
 import * as Effect from "effect/Effect"
 import type { DirectoryWatch, EntryInfo } from "./Ripgrep.ts"
