@@ -255,11 +255,18 @@ export type StatBatch = (cwd: string, paths: ReadonlyArray<string>) => Effect.Ef
  */
 export const READ_AHEAD = 16
 
+/**
+ * Paths stat'ed per batch: a batch has a fixed cost (a message to the stat thread), and rg's output
+ * (grep's counts above all) arrives in chunks of a few paths.
+ */
+export const STAT_BATCH = 1024
+
 /** `mtimes` over a `StatBatch`, one batch per chunk of the listing. */
 export const batchMtimes = (stat: StatBatch) =>
 <E>(cwd: string, paths: Stream.Stream<string, E>): Stream.Stream<Mtime, E | RipgrepError> =>
   paths.pipe(
     Stream.bufferArray({ capacity: READ_AHEAD }),
+    Stream.rechunk(STAT_BATCH),
     Stream.mapArrayEffect((chunk) =>
       // A chunk is never empty, so neither is its map.
       Effect.map(stat(cwd, chunk), (mtimes) =>

@@ -411,6 +411,7 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
       const listed = listFiles(options, () => true)
       return listed.pipe(
         Stream.bufferArray({ capacity: Ripgrep.READ_AHEAD }),
+        Stream.rechunk(Ripgrep.STAT_BATCH),
         Stream.mapArrayEffect((chunk) => {
           const out: Array<Ripgrep.FilesEvent> = []
           const unknown: Array<string> = []
