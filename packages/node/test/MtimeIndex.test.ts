@@ -12,7 +12,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { ChildProcessSpawner } from "effect/process"
 import { NodeServices } from "@effect/platform-node"
 import { Ripgrep, SpillStorage, type Tool, Workspace } from "@agent-tools/core"
-import { GlobTool } from "@agent-tools/tools"
+import { GlobTool, GrepTool } from "@agent-tools/tools"
 import * as NodeStat from "../src/NodeStat.ts"
 
 const hasRg = spawnSync("rg", ["--version"]).status === 0
@@ -57,7 +57,13 @@ const session = (root: string, watch: boolean) => {
       const result = await runtime.runPromise(def.execute(def.parameters.parse({ pattern, path }), ctx) as Effect.Effect<Tool.Result>)
       return result.output
     })
-  return { glob, counter, dispose: () => runtime.dispose() }
+  const grep = (pattern: string) =>
+    Effect.promise(async () => {
+      const def = await runtime.runPromise(GrepTool.init)
+      const result = await runtime.runPromise(def.execute(def.parameters.parse({ pattern }), ctx) as Effect.Effect<Tool.Result>)
+      return result.output
+    })
+  return { glob, grep, counter, dispose: () => runtime.dispose() }
 }
 
 const write = (root: string, rel: string, content: string, mtime?: number) => {
@@ -121,6 +127,13 @@ describe.skipIf(!hasRg)("mtime index (needs rg)", () => {
           yield* indexed.glob("**/*.ts")
           yield* indexed.glob("**/*.ts")
           assert.isAtMost(indexed.counter.spawned - quiet, 1, "the second *.ts call walks no more")
+
+          // grep reads the mtimes the index knows, and an edit is seen there too.
+          assert.strictEqual(yield* indexed.grep("^[abc]"), yield* fresh.grep("^[abc]"))
+          writeFileSync(join(root, "src/b.ts"), "b\n")
+          const grepped = yield* indexed.grep("^[abc]")
+          assert.strictEqual(grepped, yield* fresh.grep("^[abc]"))
+          assert.strictEqual(grepped.split("\n")[1], `${join(root, "src/b.ts")}:`)
 
           // A content edit: the file becomes the newest.
           writeFileSync(join(root, "src/a.ts"), "a2")
