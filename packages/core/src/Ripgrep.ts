@@ -11,7 +11,8 @@
  *   so everything runs where no `rg` exists, and in tests over an in-memory file system.
  *
  * `layer()` picks `rg` when it can be found and the portable layer otherwise, logs which (debug), and
- * reports it as `backend`.
+ * reports it as `backend`. Given `statBatch` and `watch` (the Node runtime gives both), the rg layer
+ * keeps file mtimes for its lifetime in an index its directory watches keep true (`RipgrepIndex`).
  *
  * Results are streams of tagged events: `File` / `Match` are results, `Skipped` reports a path
  * that could not be read (permission denied, a broken symbolic link or a loop when following

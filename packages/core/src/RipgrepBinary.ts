@@ -15,6 +15,11 @@
  * a binary that fails it later fails the search instead of running. So do the `stat` and `xargs`
  * the native mtimes run.
  *
+ * `files({ stat: true })` in the shape glob asks for (hidden files, ignore files honoured, no `glob`,
+ * depth or limit) goes through the session's mtime index when the layer has one (`RipgrepIndex`):
+ * a walk stats only what the index does not know, and a listing that still holds is served without
+ * running rg. `mtimes` reads the mtimes the index knows.
+ *
  * Every `rg` run passes `--no-config` (a user's `RIPGREP_CONFIG_PATH` cannot change the output
  * format), `--no-require-git` (ignore files count outside a git repository too) and
  * `--no-ignore-global` (the user's global git excludes file is not read), so both layers decide
