@@ -13,6 +13,9 @@
  * - an entry that came and went (a temporary file) changes nothing;
  * - an event without a name, a watch that fails, or more than `MAX_PENDING` events between two
  *   calls: the root is forgotten and rebuilt by its next call.
+ * Ignore rules from outside the watched tree are watched too: the root's ancestors' ignore files
+ * (rg reads them) and every repository's `.git/info/exclude`; a change to one, or a repository
+ * appearing, makes the next call walk again.
  * A directory is watched before any of its files is stat'ed, so no change falls between the stat and
  * the watch; a directory modified since shortly before the walk began keeps that walk's listing
  * from being kept (an entry may have appeared after rg read the directory).
@@ -47,6 +50,10 @@ const MTIME_SLACK_MS = 2_000
 const SCAN_SLICE = 256
 
 const IGNORE_FILES = new Set([".gitignore", ".ignore", ".rgignore"])
+/** What in a root's ancestor can change rg's rules below it: its ignore files, a repository appearing. */
+const ANCESTOR_RULES = new Set([...IGNORE_FILES, ".git"])
+const GIT_INFO = new Set(["info"])
+const GIT_EXCLUDE = new Set(["exclude"])
 
 const parentOf = (path: string): string => {
   const i = path.lastIndexOf("/")
@@ -129,7 +136,67 @@ class Root {
       return this.index.platform.lstat(this.absolute(dir)) === undefined ? "failed" : "budget"
     }
     this.watched.set(dir, close)
-    return "ok"
+    return this.watchRepository(this.absolute(dir)) ? "ok" : "budget"
+  }
+
+  /**
+   * Watches that only tell whether an ignore rule may have changed outside the watched tree: the
+   * root's ancestors (rg reads their ignore files) and each repository's `.git` and `.git/info`
+   * (its `info/exclude`). Any such event makes the next call walk again.
+   */
+  private readonly ruleWatches: Array<() => void> = []
+  private rulesChanged = false
+  /** Directories (absolute) whose `.git` is watched, and whether its `info` is too. */
+  private readonly repositories = new Map<string, "git" | "info">()
+  private readonly ancestors: Array<string> = []
+
+  private watchRules(absolute: string, names: ReadonlySet<string>): boolean {
+    if (!this.index.reserveDirectory()) return false
+    const close = this.index.platform.watch(absolute, (_, name) => {
+      if (name === undefined || names.has(name)) this.rulesChanged = true
+    }, () => this.index.drop(this))
+    if (close === undefined) {
+      this.index.releaseDirectories(1)
+      return false
+    }
+    this.ruleWatches.push(close)
+    return true
+  }
+
+  /** The exclude file of a repository whose `.git` directory is in `absolute`, if there is one. */
+  private watchRepository(absolute: string): boolean {
+    const state = this.repositories.get(absolute)
+    if (state === "info") return true
+    const git = `${absolute === "/" ? "" : absolute}/.git`
+    if (state === undefined) {
+      if (this.index.platform.lstat(git)?.kind !== "directory") return true
+      if (!this.watchRules(git, GIT_INFO)) return false
+      this.repositories.set(absolute, "git")
+    }
+    if (this.index.platform.lstat(`${git}/info`)?.kind !== "directory") return true
+    if (!this.watchRules(`${git}/info`, GIT_EXCLUDE)) return false
+    this.repositories.set(absolute, "info")
+    return true
+  }
+
+  /** After a rule changed: a repository (or its `info`) that appeared since is watched too. */
+  private rewatchRepositories() {
+    for (const dir of [...this.ancestors, ...this.repositories.keys()]) {
+      if (!this.watchRepository(dir)) return this.index.tooBig(this)
+    }
+  }
+
+  /** Watches the root's ancestors for changes to their ignore rules; false when it cannot. */
+  watchAncestors(): boolean {
+    let dir = this.cwd
+    for (;;) {
+      const slash = dir.lastIndexOf("/")
+      if (slash < 0 || dir === "/") return true
+      const parent = slash === 0 ? "/" : dir.slice(0, slash)
+      if (!this.watchRules(parent, ANCESTOR_RULES) || !this.watchRepository(parent)) return false
+      this.ancestors.push(parent)
+      dir = parent
+    }
   }
 
   private event(dir: string, kind: "change" | "rename", name: string | undefined) {
@@ -179,13 +246,27 @@ class Root {
 
   /** Applies the recorded events (run once the platform has delivered those queued so far). */
   refresh() {
+    if (this.rulesChanged) {
+      this.rulesChanged = false
+      this.structural()
+      this.rewatchRepositories()
+      if (this.dropped) return
+    }
     if (this.pending.size === 0) return
     this.version++
     const events = [...this.pending]
     this.pending.clear()
     const lstat = this.index.platform.lstat
     for (const [path, kind] of events) {
-      if (IGNORE_FILES.has(nameOf(path))) this.structural()
+      if (this.dropped) return
+      const name = nameOf(path)
+      if (name === ".git") {
+        // A repository appeared, went or changed below the root: its rules and its exclude file.
+        this.structural()
+        if (!this.watchRepository(this.absolute(parentOf(path)))) return this.index.tooBig(this)
+        continue
+      }
+      if (IGNORE_FILES.has(name)) this.structural()
       const known = this.mtimes.has(path)
       if (kind === "change" && !known) continue // a content change never changes what is listed
       const info: EntryInfo | undefined = lstat(this.absolute(path))
@@ -338,7 +419,9 @@ class Root {
   close() {
     this.dropped = true
     for (const close of this.watched.values()) close()
-    this.index.releaseDirectories(this.watched.size)
+    for (const close of this.ruleWatches) close()
+    this.index.releaseDirectories(this.watched.size + this.ruleWatches.length)
+    this.ruleWatches.length = 0
     this.index.releaseFiles(this.mtimes.size)
     this.watched.clear()
     this.mtimes.clear()
@@ -378,6 +461,10 @@ export class MtimeIndex {
     }
     root = new Root(cwd, this)
     this.roots.set(cwd, root)
+    if (!root.watchAncestors()) {
+      this.tooBig(root)
+      return undefined
+    }
     while (this.roots.size > MAX_ROOTS) this.drop(this.roots.values().next().value!)
     return root
   }

@@ -177,6 +177,20 @@ describe.skipIf(!hasRg)("mtime index (needs rg)", () => {
           write(root, "sub/two.ts", "2", OLD + 2)
           settle(root, ["sub"])
           assert.strictEqual(yield* indexed.glob("**/*", "sub"), join(root, "sub/two.ts"))
+
+          // Rules from outside the searched directory: an ignore file above it, a repository's exclude file.
+          write(root, "sub/three.ts", "3", OLD + 3)
+          settle(root, ["sub"])
+          assert.strictEqual((yield* untilServed(indexed, "**/*", "sub")).split("\n")[0], join(root, "sub/three.ts"))
+          writeFileSync(join(root, ".gitignore"), "*.log\nignored/\nthree.ts\n")
+          assert.strictEqual(yield* indexed.glob("**/*", "sub"), join(root, "sub/two.ts"))
+          mkdirSync(join(root, ".git/info"), { recursive: true })
+          writeFileSync(join(root, ".git/info/exclude"), "")
+          settle(root, [".git", ".git/info"])
+          assert.strictEqual(yield* untilServed(indexed, "**/*", "sub"), join(root, "sub/two.ts"))
+          writeFileSync(join(root, ".git/info/exclude"), "two.ts\n")
+          assert.strictEqual(yield* indexed.glob("**/*", "sub"), yield* fresh.glob("**/*", "sub"))
+          assert.notInclude(yield* indexed.glob("**/*", "sub"), "two.ts")
         } finally {
           yield* Effect.promise(() => indexed.dispose())
           yield* Effect.promise(() => fresh.dispose())
