@@ -446,6 +446,7 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
             return out as unknown as readonly [Ripgrep.FilesEvent]
           })
         }),
+        // A chunk whose files were all known and filtered out, or had vanished, is left empty: dropped here.
         Stream.filter(() => true),
         Stream.concat(Stream.fromEffectDrain(Effect.gen(function*() {
           walk.done()
