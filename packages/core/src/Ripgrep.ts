@@ -11,7 +11,8 @@
  *   so everything runs where no `rg` exists, and in tests over an in-memory file system.
  *
  * `layer()` picks `rg` when it can be found and the portable layer otherwise, logs which (debug), and
- * reports it as `backend`.
+ * reports it as `backend`. Given `statBatch` and `watch` (the Node runtime gives both), the rg layer
+ * keeps file mtimes for its lifetime in an index its directory watches keep true (`RipgrepIndex`).
  *
  * Results are streams of tagged events: `File` / `Match` are results, `Skipped` reports a path
  * that could not be read (permission denied, a broken symbolic link or a loop when following
@@ -25,6 +26,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as FileSystem from "effect/FileSystem"
 import type * as Path from "effect/Path"
+import type * as Scope from "effect/Scope"
 import type { ChildProcessSpawner } from "effect/process"
 import { GlobSyntaxError, matchRules, parseLine } from "./internal/ripgrep/glob.ts"
 import * as RipgrepBinary from "./RipgrepBinary.ts"
@@ -248,10 +250,24 @@ export const fileSystemMtimes = (fs: FileSystem.FileSystem, join: (dir: string, 
  */
 export type StatBatch = (cwd: string, paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number | undefined>>
 
+/**
+ * Chunks of a listing read ahead while the previous chunk's mtimes are read, so the walk (rg) does
+ * not wait for the stats.
+ */
+export const READ_AHEAD = 16
+
+/**
+ * Paths stat'ed per batch: a batch has a fixed cost (a message to the stat thread), and rg's output
+ * (grep's counts above all) arrives in chunks of a few paths.
+ */
+export const STAT_BATCH = 1024
+
 /** `mtimes` over a `StatBatch`, one batch per chunk of the listing. */
 export const batchMtimes = (stat: StatBatch) =>
 <E>(cwd: string, paths: Stream.Stream<string, E>): Stream.Stream<Mtime, E | RipgrepError> =>
   paths.pipe(
+    Stream.bufferArray({ capacity: READ_AHEAD }),
+    Stream.rechunk(STAT_BATCH),
     Stream.mapArrayEffect((chunk) =>
       // A chunk is never empty, so neither is its map.
       Effect.map(stat(cwd, chunk), (mtimes) =>
@@ -301,9 +317,45 @@ export const takeResults = <A extends { readonly _tag: string }, E, R>(
   })
 }
 
+/** One entry's kind, modification time (ms) and inode number, read without following a symbolic link. */
+export interface EntryInfo {
+  readonly kind: "file" | "directory" | "other"
+  readonly mtime: number
+  readonly ino: number
+}
+
+/**
+ * What the mtime index needs from the platform to stay true between calls: a watch on one
+ * directory's entries (not its subdirectories), a directory's subdirectories, a synchronous lstat,
+ * and a wait until the watches' events queued so far have been delivered.
+ */
+export interface DirectoryWatch {
+  /**
+   * Watches `dir` (absolute). `onEvent` gets `"change"` (an entry's content or attributes) or
+   * `"rename"` (an entry created, removed or renamed) with the entry's name, undefined when the
+   * platform does not say; `onError` when the watch stops working. Returns the function that closes
+   * the watch, or undefined when `dir` cannot be watched.
+   */
+  readonly watch: (
+    dir: string,
+    onEvent: (kind: "change" | "rename", name: string | undefined) => void,
+    onError: () => void
+  ) => (() => void) | undefined
+  /** The names of `dir`'s subdirectories (symbolic links excluded), undefined when it cannot be read. */
+  readonly subdirectories: (dir: string) => ReadonlyArray<string> | undefined
+  readonly lstat: (path: string) => EntryInfo | undefined
+  /** Completes once every event queued before it started has reached `onEvent`. */
+  readonly settled: Effect.Effect<void>
+}
+
 export interface LayerOptions extends RipgrepBinary.Options {
   /** In-process batch stats for the mtimes (glob's newest first), instead of spawned `stat` processes. */
   readonly statBatch?: StatBatch | undefined
+  /**
+   * Directory watches for an mtime index kept across calls (with `statBatch`): later glob calls
+   * then list from the index instead of walking and stat-ing, and grep reads known mtimes from it.
+   */
+  readonly watch?: DirectoryWatch | undefined
   /** `"rg"` or `"portable"` forces a backend; default: rg when found, else portable. */
   readonly backend?: Backend | undefined
 }
@@ -339,15 +391,16 @@ export const layer = (
         return service
       }
       if (options.backend === "rg") {
-        const service = yield* Effect.flatMap(RipgrepBinary.resolve(options), (binary) => RipgrepBinary.make(binary, options.statBatch))
+        const service = yield* Effect.flatMap(RipgrepBinary.resolve(options), (binary) => RipgrepBinary.make(binary, options.statBatch, options.watch))
         yield* Effect.logDebug(`Ripgrep: using ${(yield* service.info).description}`)
         return service
       }
-      const services = yield* Effect.context<FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner>()
+      // The layer's scope too: the mtime index's watches close with it.
+      const services = yield* Effect.context<FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner | Scope.Scope>()
       const choose = Effect.gen(function*() {
         const resolved = yield* Effect.result(RipgrepBinary.resolve(options))
         if (resolved._tag === "Success") {
-          const service = yield* RipgrepBinary.make(resolved.success, options.statBatch)
+          const service = yield* RipgrepBinary.make(resolved.success, options.statBatch, options.watch)
           yield* Effect.logDebug(`Ripgrep: using ${(yield* service.info).description}`)
           return service
         }

@@ -15,23 +15,31 @@
  * a binary that fails it later fails the search instead of running. So do the `stat` and `xargs`
  * the native mtimes run.
  *
+ * `files({ stat: true })` in the shape glob asks for (hidden files, ignore files honoured, no `glob`,
+ * depth or limit) goes through the session's mtime index when the layer has one (`RipgrepIndex`):
+ * a walk stats only what the index does not know, and a listing that still holds is served without
+ * running rg. `mtimes` reads the mtimes the index knows.
+ *
  * Every `rg` run passes `--no-config` (a user's `RIPGREP_CONFIG_PATH` cannot change the output
  * format), `--no-require-git` (ignore files count outside a git repository too) and
  * `--no-ignore-global` (the user's global git excludes file is not read), so both layers decide
  * the same way on the same tree. Output is streamed and parsed as it arrives; ending the stream early (limit,
  * `Stream.take`, interruption) kills the process group (SIGTERM, SIGKILL after 500 ms).
  */
+import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import type { PlatformError } from "effect/PlatformError"
 import { cleanPath, countParser, parseJsonLine, parseStderrLine, patternError, records } from "./internal/ripgrep/output.ts"
 import * as Ripgrep from "./Ripgrep.ts"
+import { MtimeIndex } from "./RipgrepIndex.ts"
 import * as TrustedProgram from "./TrustedProgram.ts"
 
 export interface Options {
@@ -233,13 +241,27 @@ const detectNativeStat = (spawner: ChildProcessSpawner.ChildProcessSpawner["Serv
     Effect.orElseSucceed(() => false)
   )
 
-/** Builds the service on a resolved binary. */
-export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripgrep.StatBatch) {
+/**
+ * The walks the mtime index serves: glob's (hidden files listed, ignore files honoured, no depth
+ * limit, no `glob`, every file); `filter` is applied to the index's listing.
+ */
+const indexable = (options: Ripgrep.FilesOptions): boolean =>
+  options.stat === true && options.hidden === true && options.follow !== true && options.noIgnore !== true &&
+  options.maxDepth === undefined && (options.glob === undefined || options.glob.length === 0) && options.limit === undefined
+
+/**
+ * Builds the service on a resolved binary. With `statBatch` and `watch`, and a `Scope` to close the
+ * watches with, file mtimes are kept in an index across calls (`RipgrepIndex`).
+ */
+export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripgrep.StatBatch, watch?: Ripgrep.DirectoryWatch) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const tools = statBatch === undefined ? yield* nativeTools(binary.untrusted ?? []) : undefined
   const nativeStat = tools !== undefined && (yield* detectNativeStat(spawner, tools))
+  const scope = statBatch !== undefined && watch !== undefined ? yield* Effect.serviceOption(Scope.Scope) : Option.none()
+  const index = Option.isSome(scope) ? new MtimeIndex(watch!) : undefined
+  if (index !== undefined && Option.isSome(scope)) yield* Scope.addFinalizer(scope.value, Effect.sync(() => index.close()))
 
   const toError = (e: PlatformError) => new Ripgrep.RipgrepError({ message: `rg: ${e.message}` })
   // The binary was trusted when it was found; it must still be before each run.
@@ -343,30 +365,117 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
       )
     }))
   const fallbackMtimes = Ripgrep.fileSystemMtimes(fs, path.join)
+  /** `statBatch` for the paths the index does not know (or all, without an index for `cwd`). */
+  const indexedStat = (stat: Ripgrep.StatBatch, cwd: string): Effect.Effect<Ripgrep.StatBatch> =>
+    Effect.gen(function*() {
+      if (index === undefined) return stat
+      yield* watch!.settled
+      const root = index.existing(cwd)
+      if (root === undefined) return stat
+      return (dir, paths) => {
+        const known = paths.map((p) => (root.pending.has(p) ? undefined : root.mtimes.get(p)))
+        const unknown = paths.filter((_, i) => known[i] === undefined)
+        if (unknown.length === 0) return Effect.succeed(known)
+        return Effect.map(stat(dir, unknown), (read) => {
+          let j = 0
+          return known.map((m) => m ?? read[j++])
+        })
+      }
+    })
   const mtimes: Ripgrep.Service["mtimes"] = (cwd, paths) =>
     (statBatch !== undefined
-      ? Ripgrep.batchMtimes(statBatch)(cwd, paths)
+      ? Stream.unwrap(Effect.map(indexedStat(statBatch, cwd), (stat) => Ripgrep.batchMtimes(stat)(cwd, paths)))
       : nativeStat
       ? nativeMtimes(cwd, paths)
       : fallbackMtimes(cwd, paths)).pipe(
       Stream.withSpan("Ripgrep.mtimes", { attributes: { cwd, native: nativeStat, backend: "rg" } })
     )
 
+  /**
+   * `files({ stat: true })` through the index: the kept listing when it still holds, else a walk
+   * that stats only the files the index does not know (watching their directories first) and keeps
+   * its listing for the next call; then the directories that hold no listed file are watched in
+   * the background.
+   */
+  const indexedFiles = (options: Ripgrep.FilesOptions, stat: Ripgrep.StatBatch, index: MtimeIndex, scope: Scope.Scope) =>
+    Stream.unwrap(Effect.gen(function*() {
+      const keep = yield* keepFilter(options, new Set())
+      yield* Ripgrep.checkDirectory(fs, options.cwd)
+      yield* watch!.settled
+      const root = index.root(options.cwd)
+      if (root === undefined) return Ripgrep.withMtimes(listFiles(options, keep), options.cwd, mtimes)
+      // The narrowing rg applies decides what a walk lists; `filter` is applied to the listing.
+      const key = filterArgs(options.filter ?? []).join("\n")
+      const served = root.serve(key)
+      if (served !== undefined) {
+        const events: Array<Ripgrep.FilesEvent> = []
+        for (const known of served) if (keep(known.path)) events.push({ _tag: "File", path: known.path, mtime: known.mtime })
+        return Stream.fromArray(events)
+      }
+      const walk = root.walk(key, yield* Clock.currentTimeMillis)
+      const listed = listFiles(options, () => true)
+      return listed.pipe(
+        Stream.bufferArray({ capacity: Ripgrep.READ_AHEAD }),
+        Stream.rechunk(Ripgrep.STAT_BATCH),
+        Stream.mapArrayEffect((chunk) => {
+          const out: Array<Ripgrep.FilesEvent> = []
+          const unknown: Array<string> = []
+          const recordable: Array<boolean> = []
+          for (const e of chunk) {
+            if (e._tag === "Skipped") {
+              walk.incomplete()
+              out.push(e)
+              continue
+            }
+            const mtime = walk.known(e.path)
+            if (mtime === undefined) {
+              recordable.push(walk.prepare(e.path))
+              unknown.push(e.path)
+            } else if (keep(e.path)) out.push({ _tag: "File", path: e.path, mtime })
+          }
+          if (unknown.length === 0) return Effect.succeed(out as unknown as readonly [Ripgrep.FilesEvent])
+          const stamp = walk.stamp()
+          return Effect.map(stat(options.cwd, unknown), (read) => {
+            for (let i = 0; i < unknown.length; i++) {
+              const path = unknown[i]!
+              const mtime = read[i]
+              if (mtime === undefined) continue
+              if (recordable[i]) walk.record(path, mtime, stamp)
+              if (keep(path)) out.push({ _tag: "File", path, mtime })
+            }
+            return out as unknown as readonly [Ripgrep.FilesEvent]
+          })
+        }),
+        // A chunk whose files were all known and filtered out, or had vanished, is left empty: dropped here.
+        Stream.filter(() => true),
+        Stream.concat(Stream.fromEffectDrain(Effect.gen(function*() {
+          walk.done()
+          yield* Effect.forkIn(root.cover(), scope)
+        })))
+      )
+    }))
+
+  const listFiles = (options: Ripgrep.FilesOptions, keep: (path: string) => boolean) =>
+    run<Ripgrep.FileEntry>({
+      args: ["--files", "--null", ...common(options), "."],
+      cwd: options.cwd,
+      separator: "\0",
+      parse: (r) => {
+        const path = cleanPath(r)
+        return r === "" || !keep(path) ? undefined : { _tag: "File", path }
+      },
+      tag: "File",
+      limit: options.limit,
+      pattern: undefined
+    })
+
   const files = (options: Ripgrep.FilesOptions): Stream.Stream<Ripgrep.FilesEvent, Ripgrep.Error> => {
-    const listed = Stream.unwrap(Effect.map(keepFilter(options, new Set()), (keep) =>
-      run<Ripgrep.FileEntry>({
-        args: ["--files", "--null", ...common(options), "."],
-        cwd: options.cwd,
-        separator: "\0",
-        parse: (r) => {
-          const path = cleanPath(r)
-          return r === "" || !keep(path) ? undefined : { _tag: "File", path }
-        },
-        tag: "File",
-        limit: options.limit,
-        pattern: undefined
-      })))
-    const stated = options.stat ? Ripgrep.withMtimes(listed, options.cwd, mtimes) : listed
+    const stated = index !== undefined && Option.isSome(scope) && indexable(options)
+      ? indexedFiles(options, statBatch!, index, scope.value)
+      : Stream.unwrap(Effect.map(keepFilter(options, new Set()), (keep) => {
+        const listed = listFiles(options, keep)
+        return options.stat ? Ripgrep.withMtimes(listed, options.cwd, mtimes) : listed
+      }))
     return stated.pipe(Stream.withSpan("Ripgrep.files", { attributes: { cwd: options.cwd, backend: "rg" } }))
   }
 

@@ -1,17 +1,20 @@
 /**
- * Batch stats for glob's mtimes on libuv's thread pool: one `fs.stat` callback per path, a bounded
- * number in flight, no Effect per file (an Effect per stat cost more than the stat itself, and
- * spawned `stat` processes competed with rg for the CPUs).
+ * Batch stats for glob's and grep's mtimes on a thread of their own (libuv's thread pool when it
+ * cannot start): no Effect per file (an Effect per stat cost more than the stat itself, and
+ * spawned `stat` processes competed with rg for the CPUs). And the directory watches that keep
+ * Ripgrep's mtime index true between calls (`fs.watch` on one directory: inotify on Linux).
  */
-import { stat } from "node:fs"
+import { lstatSync, readdirSync, stat, watch } from "node:fs"
 import { join } from "node:path"
+import { Worker } from "node:worker_threads"
 import * as Effect from "effect/Effect"
 import type { Ripgrep } from "@agent-tools/core"
 
 /** Stats in flight at once: enough to keep the thread pool busy, few enough to stay fair. */
 const IN_FLIGHT = 32
 
-export const statBatch: Ripgrep.StatBatch = (cwd, paths) =>
+/** `statBatch` on libuv's thread pool: the fallback when the stat thread cannot run. */
+const statOnPool: Ripgrep.StatBatch = (cwd, paths) =>
   Effect.callback<ReadonlyArray<number | undefined>>((resume) => {
     const out = new Array<number | undefined>(paths.length)
     if (paths.length === 0) return resume(Effect.succeed(out))
@@ -27,3 +30,121 @@ export const statBatch: Ripgrep.StatBatch = (cwd, paths) =>
     }
     for (let k = 0; k < Math.min(IN_FLIGHT, paths.length); k++) launch()
   })
+
+/**
+ * The stat thread: synchronous stats in a loop, the mtimes sent back in one transferred array
+ * (NaN for what is not a regular file). A stat this way costs a fraction of a callback on the
+ * thread pool, and none of it is on the main thread.
+ */
+const STAT_THREAD = `
+const { parentPort } = require("node:worker_threads")
+const { statSync } = require("node:fs")
+const { join } = require("node:path")
+parentPort.on("message", ({ id, cwd, joined }) => {
+  const paths = joined.split("\\0")
+  const out = new Float64Array(paths.length)
+  for (let i = 0; i < paths.length; i++) {
+    let info
+    try { info = statSync(join(cwd, paths[i]), { throwIfNoEntry: false }) } catch { info = undefined }
+    out[i] = info !== undefined && info.isFile() ? info.mtimeMs : NaN
+  }
+  parentPort.postMessage({ id, out }, [out.buffer])
+})
+`
+
+interface StatThread {
+  readonly worker: Worker
+  readonly pending: Map<number, (out: Float64Array | undefined) => void>
+  next: number
+}
+
+/** Started on first use; holds the process open only while it has work. Undefined once it failed. */
+let thread: StatThread | undefined | null = null
+
+const statThread = (): StatThread | undefined => {
+  if (thread !== null) return thread
+  try {
+    const worker = new Worker(STAT_THREAD, { eval: true })
+    worker.unref()
+    const started: StatThread = { worker, pending: new Map(), next: 0 }
+    const fail = () => {
+      thread = undefined // later batches use the thread pool
+      for (const resolve of started.pending.values()) resolve(undefined)
+      started.pending.clear()
+    }
+    worker.on("message", ({ id, out }: { readonly id: number; readonly out: Float64Array }) => {
+      const resolve = started.pending.get(id)
+      started.pending.delete(id)
+      if (started.pending.size === 0) worker.unref()
+      resolve?.(out)
+    })
+    worker.on("error", fail)
+    worker.on("exit", fail)
+    return thread = started
+  } catch {
+    return thread = undefined
+  }
+}
+
+export const statBatch: Ripgrep.StatBatch = (cwd, paths) => {
+  const t = paths.length === 0 ? undefined : statThread()
+  if (t === undefined) return statOnPool(cwd, paths)
+  return Effect.flatMap(
+    Effect.callback<Float64Array | undefined>((resume) => {
+      const id = t.next++
+      t.pending.set(id, (out) => resume(Effect.succeed(out)))
+      if (t.pending.size === 1) t.worker.ref()
+      // One string crosses to the thread much faster than an array of them.
+      t.worker.postMessage({ id, cwd, joined: paths.join("\0") })
+    }),
+    (out) =>
+      out === undefined
+        ? statOnPool(cwd, paths)
+        : Effect.succeed(Array.from(out, (m) => (Number.isNaN(m) ? undefined : m)))
+  )
+}
+
+/**
+ * Two turns of the event loop: the second begins with a poll for I/O, which reads every inotify
+ * event queued before this started (the first turn may already be past its poll).
+ */
+const settled: Effect.Effect<void> = Effect.callback<void>((resume) => {
+  setImmediate(() => setImmediate(() => resume(Effect.void)))
+})
+
+/**
+ * Directory watches for Ripgrep's mtime index. The watches do not keep the process alive; an
+ * error (the directory removed, the watch limit) is reported once and closes the watch.
+ */
+export const directoryWatch: Ripgrep.DirectoryWatch = {
+  watch: (dir, onEvent, onError) => {
+    try {
+      const watcher = watch(dir, { persistent: false, encoding: "utf8" }, (kind, name) =>
+        onEvent(kind === "change" ? "change" : "rename", name ?? undefined))
+      watcher.on("error", () => {
+        watcher.close()
+        onError()
+      })
+      return () => watcher.close()
+    } catch {
+      return undefined
+    }
+  },
+  subdirectories: (dir) => {
+    try {
+      return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)
+    } catch {
+      return undefined
+    }
+  },
+  lstat: (path) => {
+    try {
+      const info = lstatSync(path, { throwIfNoEntry: false })
+      if (info === undefined) return undefined
+      return { kind: info.isFile() ? "file" : info.isDirectory() ? "directory" : "other", mtime: info.mtimeMs, ino: info.ino }
+    } catch {
+      return undefined // unreadable counts as gone: rg would skip it too
+    }
+  },
+  settled
+}

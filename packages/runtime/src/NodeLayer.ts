@@ -322,8 +322,9 @@ export const layerFromSettings = (
     // This workspace's spill directory (of the SpillStorage below) is readable without asking.
     Workspace.layerWithSpillStorage({ root: s.cwd }),
     // rg from the configured path, PATH or the download cache, else the portable walker; glob's
-    // mtimes stat'ed in this process. Never an rg the workspace or a sandboxed command could plant.
-    Ripgrep.layer({ statBatch: NodeStat.statBatch, untrusted: [s.cwd, ...(s.sandbox.extraWritable ?? [])], ...options.ripgrep }),
+    // mtimes stat'ed in this process and kept for the session by directory watches. Never an rg the
+    // workspace or a sandboxed command could plant.
+    Ripgrep.layer({ statBatch: NodeStat.statBatch, watch: NodeStat.directoryWatch, untrusted: [s.cwd, ...(s.sandbox.extraWritable ?? [])], ...options.ripgrep }),
     // The bash tool's tree-sitter parser (wasm, loaded once).
     Bash.parserLayer,
     // Big bash commands are analysed on a worker thread: other calls are served meanwhile.

@@ -93,10 +93,13 @@ export const GlobTool = Tool.define(
       const top = new TopK<Entry>(FILE_LIMIT, newestFirst)
       const skipped = new SkippedPaths()
       yield* rg.files({ cwd: root.real, filter: [pattern], hidden: true, stat: true }).pipe(
-        Stream.runForEach((e) =>
+        // A chunk at a time: a listing served from the index arrives as one chunk of every file.
+        Stream.runForEachArray((events) =>
           Effect.sync(() => {
-            if (e._tag === "Skipped") skipped.add(e.path)
-            else top.offer({ path: e.path, mtime: e.mtime ?? 0 })
+            for (const e of events) {
+              if (e._tag === "Skipped") skipped.add(e.path)
+              else top.offer({ path: e.path, mtime: e.mtime ?? 0 })
+            }
           })
         ),
         Effect.mapError(searchError("glob"))
