@@ -326,7 +326,7 @@ describe("the calls' pids cgroups", () => {
           for (let i = 0; i < 100 && processesWith(`1${marker}`).length === 0; i++) yield* Effect.sleep("20 millis")
           assert.lengthOf(processesWith(`1${marker}`), 1)
         })))
-      for (let i = 0; i < 100 && processesWith(`1${marker}`).length > 0; i++) yield* Effect.sleep("20 millis")
+      for (let i = 0; i < 500 && processesWith(`1${marker}`).length > 0; i++) yield* Effect.sleep("20 millis")
       assert.deepStrictEqual(processesWith(`1${marker}`), [])
       const second = yield* Effect.scoped(pool.acquire)
       assert.notStrictEqual(second, first)
