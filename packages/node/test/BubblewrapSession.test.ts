@@ -323,10 +323,12 @@ describe("the calls' pids cgroups", () => {
         Effect.gen(function*() {
           const child = spawn("/bin/sh", ["-c", `echo $$ > "$0"; exec sleep 1${marker}`, procs], { detached: true, stdio: "ignore" })
           child.unref()
-          for (let i = 0; i < 100 && processesWith(`1${marker}`).length === 0; i++) yield* Effect.sleep("20 millis")
-          assert.lengthOf(processesWith(`1${marker}`), 1)
+          // The shell's own command line names the marker too: wait until it has joined the cgroup.
+          const joined = () => processesWith(`1${marker}`).length === 1 && readFileSync(procs, "utf8").trim() !== ""
+          for (let i = 0; i < 250 && !joined(); i++) yield* Effect.sleep("20 millis")
+          assert.isTrue(joined(), "the process did not join the call's cgroup")
         })))
-      for (let i = 0; i < 500 && processesWith(`1${marker}`).length > 0; i++) yield* Effect.sleep("20 millis")
+      for (let i = 0; i < 250 && processesWith(`1${marker}`).length > 0; i++) yield* Effect.sleep("20 millis")
       assert.deepStrictEqual(processesWith(`1${marker}`), [])
       const second = yield* Effect.scoped(pool.acquire)
       assert.notStrictEqual(second, first)
