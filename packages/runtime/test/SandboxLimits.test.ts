@@ -4,7 +4,7 @@
  * user namespaces (a stand-in bwrap that refuses `--disable-userns`).
  */
 import { spawn } from "node:child_process"
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
@@ -40,7 +40,8 @@ describe("SandboxLimits.pidsCgroup", () => {
         // Joins the cgroup, then leaves its session and process group, as a command might.
         const child = spawn("setsid", ["sh", "-c", `echo $$ > "$0"; exec sleep ${marker}`, procs], { detached: true, stdio: "ignore" })
         child.unref()
-        yield* Processes.waitUntil(() => Processes.withMarker(marker).length > 0)
+        // The shell's own command line names the marker too: wait until it has joined the cgroup.
+        yield* Processes.waitUntil(() => Processes.withMarker(marker).length > 0 && readFileSync(procs, "utf8").trim() !== "")
       }))
       yield* Processes.waitUntil(() => Processes.withMarker(marker).length === 0)
       assert.deepStrictEqual(Processes.withMarker(marker), [])
