@@ -14,6 +14,7 @@ import * as LineWindow from "./LineWindow.ts"
 import type { DirectSpill, SpillError } from "./SpillStorage.ts"
 import type { Limits } from "./Truncate.ts"
 import * as Bytes from "./Bytes.ts"
+import { ByteRing } from "./ByteRing.ts"
 import * as Utf8 from "./Utf8.ts"
 
 export const { countNewlines } = Utf8
@@ -24,33 +25,6 @@ const CHUNK = 2 * 1024 * 1024
 const CAP_SLACK = 64 * 1024 * 1024
 /** Kept beyond a budget so a line reaching the edge of what is kept can never fit it (a cut char backs off ≤ 3). */
 const MARGIN = 8
-
-/** The last `size` bytes pushed, in a buffer allocated once (no garbage per chunk). */
-class Ring {
-  private readonly data: Uint8Array
-  private at = 0
-  private filled = 0
-  constructor(size: number) {
-    this.data = new Uint8Array(size)
-  }
-  push(chunk: Uint8Array): void {
-    const size = this.data.length
-    if (size === 0) return
-    const part = chunk.length > size ? chunk.subarray(chunk.length - size) : chunk
-    const first = Math.min(part.length, size - this.at)
-    this.data.set(part.subarray(0, first), this.at)
-    this.data.set(part.subarray(first), 0)
-    this.at = (this.at + part.length) % size
-    this.filled = Math.min(size, this.filled + part.length)
-  }
-  /** The last `n` bytes (at most what was kept), in order. */
-  last(n: number): Uint8Array {
-    const k = Math.min(n, this.filled)
-    const start = (this.at - k + this.data.length) % Math.max(1, this.data.length)
-    if (start + k <= this.data.length) return this.data.slice(start, start + k)
-    return Bytes.concat([this.data.subarray(start), this.data.subarray(0, k - (this.data.length - start))])
-  }
-}
 
 /** The parts as one buffer; a single part is used as it is. */
 const joined = (parts: ReadonlyArray<Uint8Array>): Uint8Array => parts.length === 1 ? parts[0]! : Bytes.concat(parts)
@@ -102,7 +76,7 @@ export class Follower {
   private whole: Array<Uint8Array> | undefined = []
   private head: Array<Uint8Array> = []
   private headBytes = 0
-  private readonly tail: Ring
+  private readonly tail: ByteRing
   /** Where the cap cuts the file (at a character boundary), once the output passed it. */
   private capCut: number | undefined
   private changed = false
@@ -121,7 +95,7 @@ export class Follower {
     const suffix = ends.tail
     this.wholeCap = this.prefixCap + suffix
     this.tailCap = Math.max(suffix, previewBytes)
-    this.tail = new Ring(this.tailCap)
+    this.tail = new ByteRing(this.tailCap)
   }
 
   get path(): string {

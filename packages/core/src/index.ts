@@ -1,5 +1,6 @@
 export * as Authorize from "./Authorize.ts"
 export * as Bytes from "./Bytes.ts"
+export * as ByteRing from "./ByteRing.ts"
 export * as CustomTool from "./CustomTool.ts"
 export * as DisplayText from "./DisplayText.ts"
 export * as Events from "./Events.ts"
