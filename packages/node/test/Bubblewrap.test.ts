@@ -14,7 +14,7 @@ import { ConfigProvider, Effect, Layer, Scope } from "effect"
 import { ChildProcessSpawner } from "effect/process"
 import { Events, Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
 import { Bubblewrap } from "@agent-tools/node"
-import { Programs } from "@agent-tools/testing"
+import { Processes, Programs } from "@agent-tools/testing"
 import { Bash } from "@agent-tools/tools"
 
 const platform = Layer.mergeAll(
@@ -82,16 +82,7 @@ const live = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope
 const liveAnywhere = (name: string, body: () => Effect.Effect<void, unknown, Scope.Scope>) => it.live(name, body, 30_000)
 
 /** Host pids whose command line contains `marker` (alive, not zombies). */
-const processesWith = (marker: string): Array<number> =>
-  readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((pid) => {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8")
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-      return cmdline.includes(marker) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
-    } catch {
-      return false
-    }
-  }).map(Number)
+const processesWith = Processes.withMarker
 
 const gone = (marker: string) =>
   Effect.gen(function*() {

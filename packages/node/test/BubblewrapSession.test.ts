@@ -14,7 +14,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { Events, Sandbox, SpillStorage, Truncate } from "@agent-tools/core"
 import { Bubblewrap, BubblewrapSession, SandboxLimits } from "@agent-tools/node"
-import { Programs } from "@agent-tools/testing"
+import { Processes, Programs } from "@agent-tools/testing"
 import { Bash } from "@agent-tools/tools"
 
 const platform = Layer.mergeAll(
@@ -115,16 +115,7 @@ const heldNamespaces = () => {
 }
 
 /** Host pids whose command line contains `marker` (alive, not zombies). */
-const processesWith = (marker: string): Array<number> =>
-  readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((pid) => {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8")
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-      return cmdline.includes(marker) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
-    } catch {
-      return false
-    }
-  }).map(Number)
+const processesWith = Processes.withMarker
 
 describe("one loopback per session", () => {
   live("a server one call starts is reached by a concurrent call of the same session, not by another session nor the host", () =>
