@@ -170,6 +170,15 @@ describe("background jobs: limits", () => {
       assert.include(JSON.stringify(third), "already has 2 jobs running")
     }))
 
+  live("starts at the same moment cannot both pass the limit", { jobs: { maxJobs: 1 } }, () =>
+    Effect.gen(function*() {
+      const both = yield* Effect.all([Effect.exit(call("bash", bg("sleep 30"))), Effect.exit(call("bash", bg("sleep 30")))], {
+        concurrency: 2
+      })
+      assert.deepStrictEqual(both.map(Exit.isSuccess).sort(), [false, true])
+      assert.include(JSON.stringify(both.find(Exit.isFailure)), "already has 1 jobs running")
+    }))
+
   live("an idle job is killed and says why", { jobs: { idleTimeout: 300 } }, () =>
     Effect.gen(function*() {
       const { result } = yield* call("bash", bg("echo once; sleep 30"))

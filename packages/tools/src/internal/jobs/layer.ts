@@ -9,6 +9,7 @@ import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import { ChildProcessSpawner } from "effect/process"
 import { Events, Jobs, Terminal, Truncate } from "@agent-tools/core"
 import { follow } from "./follow.ts"
@@ -44,6 +45,9 @@ const make = Effect.fn("Jobs.make")(function*(options: Options) {
   const terminal = yield* Terminal.Terminal
   const jobs = new Map<string, Running>()
   let counter = 0
+  // One start at a time: the count of running jobs and the new job's entry change together, so
+  // two starts at once cannot both pass the limit.
+  const starting = Semaphore.makeUnsafe(1)
   const key = (sessionID: string, id: string) => `${sessionID}\u0000${id}`
   const ofSession = (sessionID: string) => [...jobs.values()].filter((r) => r.job.sessionID === sessionID)
 
@@ -85,7 +89,8 @@ const make = Effect.fn("Jobs.make")(function*(options: Options) {
       }).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
     }).pipe(Effect.provideContext(services), Effect.provideService(Terminal.Terminal, terminal))
 
-  const start = Effect.fn("Jobs.start")(function*(o: Jobs.StartOptions) {
+  const start = (o: Jobs.StartOptions) => starting.withPermit(startOne(o))
+  const startOne = Effect.fn("Jobs.start")(function*(o: Jobs.StartOptions) {
     if ((yield* running(o.sessionID)) >= limits.maxJobs) {
       return yield* new Jobs.JobError({
         reason: "limit",
