@@ -13,7 +13,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as PubSub from "effect/PubSub"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { authorize } from "./Authorize.ts"
@@ -25,37 +24,14 @@ import * as Permission from "./Permission.ts"
 import * as PermissionRules from "./PermissionRules.ts"
 import * as Tool from "./Tool.ts"
 import * as ToolLoader from "./ToolLoader.ts"
+import { ToolUnavailableError, UnknownToolError } from "./ToolRegistryErrors.ts"
+import { loadCustom } from "./ToolRegistryCustom.ts"
 import type { ToolSource } from "./ToolSource.ts"
 import * as ToolSources from "./ToolSources.ts"
 import * as Truncate from "./Truncate.ts"
 import * as Workspace from "./Workspace.ts"
 
-export class UnknownToolError extends Schema.TaggedError<UnknownToolError>()("UnknownToolError", {
-  tool: Schema.String,
-  available: Schema.Array(Schema.String)
-}) {
-  override get message() {
-    return `Unknown tool "${this.tool}". Available tools: ${this.available.join(", ")}.`
-  }
-}
-
-/**
- * The tool exists but cannot be called here. `reason`, for code: `disabled` in the configuration,
- * `denied` by a permission rule, `not-given` to this agent (a sub-agent's tool list), `unavailable`
- * right now (the tool says why: no responder, no runner, a flag off; or its source failed to
- * load). `detail` says it in words.
- */
-export class ToolUnavailableError extends Schema.TaggedError<ToolUnavailableError>()("ToolUnavailableError", {
-  tool: Schema.String,
-  agent: Schema.String,
-  reason: Schema.Literals(["disabled", "denied", "not-given", "unavailable"]),
-  detail: Schema.String,
-  cause: Schema.optional(Schema.Defect())
-}) {
-  override get message() {
-    return `The ${this.tool} tool is not available to agent "${this.agent}": ${this.detail}.`
-  }
-}
+export { ToolUnavailableError, UnknownToolError } from "./ToolRegistryErrors.ts"
 
 export type ExecuteError = Tool.CallError | UnknownToolError | ToolUnavailableError
 
@@ -206,7 +182,8 @@ export const make = Effect.fnUntraced(function*<R>(
     const build = Tool.build(definition).pipe(Effect.provideContext(own as Context.Context<R>))
     tools.set(definition.id, yield* Effect.cached(build))
   }
-  const { diagnostics, hooks } = yield* loadCustom(tools, options, dispatcher)
+  const services = Context.add(yield* Effect.context<Requirements>(), Dispatcher, dispatcher)
+  const { diagnostics, hooks } = yield* loadCustom(tools, options, services as Context.Context<unknown>)
   const reg = yield* open(tools, diagnostics, hooks, options)
   self = ToolRegistry.of({
     register: Effect.fn("ToolRegistry.register")(function*(tool: Tool.Built) {
@@ -257,49 +234,6 @@ interface Registry {
   // Tools of outside sources (MCP servers), registered and unregistered as the sources load.
   readonly sources: ReturnType<typeof ToolSources.make>
 }
-
-// Custom tools and plugins: built with the registry's own services; failures become diagnostics.
-const loadCustom = Effect.fnUntraced(function*(
-  tools: Map<string, Effect.Effect<Tool.Built>>,
-  options: Options,
-  dispatcher: Dispatcher["Service"]
-) {
-  const builtinIds = new Set(tools.keys())
-  // Custom tool directories and plugins resolve against the workspace root.
-  const root = (yield* Workspace.Workspace).root
-  const services = Context.add(yield* Effect.context<Requirements>(), Dispatcher, dispatcher)
-  const loaded = yield* ToolLoader.loadDirectories(options.directories ?? [], root).pipe(
-    Effect.zip(ToolLoader.loadPlugins(options.plugins ?? [], root))
-  )
-  const diagnostics: Array<ToolLoader.ToolLoadError> = [...loaded[0].errors, ...loaded[1].errors]
-  const hooks: Array<Hooks.Hooks> = [...(options.hooks ?? []), ...loaded[1].hooks]
-  for (const { source, definition } of [...loaded[0].tools, ...loaded[1].tools]) {
-    if (builtinIds.has(definition.id) && options.allowOverride !== true) {
-      diagnostics.push(
-        new ToolLoader.ToolLoadError({
-          source,
-          reason: `"${definition.id}" would replace the built-in tool of that name; set allowOverride to allow it`
-        })
-      )
-      continue
-    }
-    const built = yield* Tool.build(definition).pipe(
-      Effect.provideContext(services as Context.Context<unknown>),
-      Effect.catchDefect((cause) =>
-        Effect.succeed(
-          new ToolLoader.ToolLoadError({
-            source,
-            reason: `init failed: ${cause instanceof Error ? cause.message : String(cause)}`
-          })
-        )
-      )
-    )
-    if (built instanceof ToolLoader.ToolLoadError) diagnostics.push(built)
-    else tools.set(built.id, Effect.succeed(built))
-  }
-  for (const error of diagnostics) yield* Effect.logWarning(error.message)
-  return { diagnostics, hooks }
-})
 
 const open = Effect.fnUntraced(function*(
   tools: Map<string, Effect.Effect<Tool.Built>>,
