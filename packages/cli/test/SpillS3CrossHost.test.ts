@@ -12,7 +12,8 @@ import { afterAll, assert, beforeAll, it } from "@effect/vitest"
 import { Effect } from "effect"
 
 const BIN = fileURLToPath(new URL("../bin/agent-tools.js", import.meta.url))
-const S3RVER = fileURLToPath(new URL("./fixtures/s3rver-process.mjs", import.meta.url))
+// The S3 package's own test server launcher (it resolves s3rver from that package's dependencies).
+const S3RVER = fileURLToPath(new URL("../../spill-s3/test/s3rver-process.mjs", import.meta.url))
 
 /** s3rver (from npm) in a child process on a free port of 127.0.0.1, with one bucket; stopped by closing its stdin. */
 const launch = async (directory: string, bucket: string) => {
