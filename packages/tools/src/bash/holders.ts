@@ -1,25 +1,35 @@
 /**
- * Whether any other process still has a file open, from `/proc/<pid>/fd` (Linux only). A command that
+ * Which other processes have a file open, from `/proc/<pid>/fd` (Linux only). A command that
  * writes into a spill file leaves no pipe whose end says that nothing holds the output any more;
  * a background job still holding the extra pipe the runner watches may have sent its own output
  * elsewhere (`sleep 100 > /dev/null &`), and only then counts as holding the output when it has
- * the file open.
+ * the file open. A child that left a job's process group (`setsid`, a double fork) is found the
+ * same way, by the output file it inherited.
  */
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 
-export const holdsFile = Effect.fn("Bash.holdsFile")(function*(file: string) {
+/** The pids other than this process that have `file` open; the search stops after `limit` of them. */
+export const holders = Effect.fn("Bash.holders")(function*(file: string, limit = Infinity) {
   const fs = yield* FileSystem.FileSystem
   const target = yield* fs.realPath(file).pipe(Effect.orElseSucceed(() => file))
   // This process reads the file itself.
-  const self = yield* fs.readLink("/proc/self").pipe(Effect.orElseSucceed(() => ""))
+  const self = String(globalThis.process.pid)
   const pids = (yield* fs.readDirectory("/proc").pipe(Effect.orElseSucceed(() => []))).filter((n) => /^\d+$/.test(n) && n !== self)
+  const found: Array<number> = []
   for (const pid of pids) {
+    if (found.length >= limit) break
     const fds = yield* fs.readDirectory(`/proc/${pid}/fd`).pipe(Effect.orElseSucceed((): Array<string> => []))
     for (const fd of fds) {
       const link = yield* fs.readLink(`/proc/${pid}/fd/${fd}`).pipe(Effect.orElseSucceed(() => ""))
-      if (link === target) return true
+      if (link === target) {
+        found.push(Number(pid))
+        break
+      }
     }
   }
-  return false
+  return found
 })
+
+/** Whether any other process has `file` open. */
+export const holdsFile = (file: string) => Effect.map(holders(file, 1), (found) => found.length > 0)

@@ -31,7 +31,7 @@ import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { Bytes, Sandbox, Truncate } from "@agent-tools/core"
 import { holdsFile } from "./holders.ts"
-import { killTree, type Shell } from "./shell.ts"
+import { killTree, type Shell, signalOf } from "./shell.ts"
 
 export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
   message: Schema.String,
@@ -129,12 +129,6 @@ const untilAborted = (signal: AbortSignal | undefined): Effect.Effect<void> =>
     signal.addEventListener("abort", onAbort, { once: true })
     return Effect.sync(() => signal.removeEventListener("abort", onAbort))
   })
-
-/** The spawner fails `exitCode` with a cause "…receipt of signal: 'SIGTERM'" for a signal death. */
-const signalOf = (error: PlatformError): string => {
-  const text = `${String(error.reason.cause)} ${error.message}`
-  return /(SIG[A-Z0-9]+)/.exec(text)?.[1] ?? "unknown"
-}
 
 interface Exited {
   readonly reason: Reason

@@ -13,6 +13,7 @@ import * as NodePath from "node:path"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import type { Environment } from "./config.ts"
 
@@ -141,3 +142,12 @@ export const killTree = Effect.fn("Bash.killTree")(function*(
     Effect.ignore
   )
 })
+
+/**
+ * The signal that ended a process: the spawner fails `exitCode` with a cause "…receipt of signal:
+ * 'SIGTERM'" for a signal death. `unknown` when the text names none.
+ */
+export const signalOf = (error: PlatformError, unknown = "unknown"): string => {
+  const text = `${String(error.reason.cause)} ${error.message}`
+  return /(SIG[A-Z0-9]+)/.exec(text)?.[1] ?? unknown
+}

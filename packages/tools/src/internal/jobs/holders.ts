@@ -5,27 +5,7 @@
  * PID namespace ends every process with it.
  */
 import * as Effect from "effect/Effect"
-import * as FileSystem from "effect/FileSystem"
-
-/** The pids (other than this process) that have `file` open. */
-export const holders = Effect.fn("Jobs.holders")(function*(file: string) {
-  const fs = yield* FileSystem.FileSystem
-  const target = yield* fs.realPath(file).pipe(Effect.orElseSucceed(() => file))
-  const self = String(globalThis.process.pid)
-  const pids = (yield* fs.readDirectory("/proc").pipe(Effect.orElseSucceed(() => []))).filter((n) => /^\d+$/.test(n) && n !== self)
-  const found: Array<number> = []
-  for (const pid of pids) {
-    const fds = yield* fs.readDirectory(`/proc/${pid}/fd`).pipe(Effect.orElseSucceed((): Array<string> => []))
-    for (const fd of fds) {
-      const link = yield* fs.readLink(`/proc/${pid}/fd/${fd}`).pipe(Effect.orElseSucceed(() => ""))
-      if (link === target) {
-        found.push(Number(pid))
-        break
-      }
-    }
-  }
-  return found
-})
+import { holders } from "../../bash/holders.ts"
 
 /** SIGKILLs every process holding `file`. */
 export const killHolders = Effect.fn("Jobs.killHolders")(function*(file: string) {

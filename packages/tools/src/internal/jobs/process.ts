@@ -11,10 +11,9 @@ import * as FileSystem from "effect/FileSystem"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { Jobs, type Sandbox, Terminal, Truncate } from "@agent-tools/core"
-import { killTree } from "../../bash/shell.ts"
+import { killTree, signalOf } from "../../bash/shell.ts"
 import { killHolders } from "./holders.ts"
 
 export interface Exited {
@@ -61,12 +60,6 @@ const STDIN_FIFO = 'mkfifo -m 600 "$f" || exit 125; cat <&3 >"$f" 3<&- & exec 0<
 const TO_FILE = `exec >>"$0" 2>&1 3<&0; f="$0.in"; ${STDIN_FIFO}`
 /** `$0` is the FIFO's path (in a private directory); stdout and stderr stay the pipes. */
 const TO_PIPE = `exec 3<&0; f="$0"; ${STDIN_FIFO}`
-
-/** The spawner fails `exitCode` with a cause "…receipt of signal: 'SIGTERM'" for a signal death. */
-const signalOf = (error: PlatformError): string => {
-  const text = `${String(error.reason.cause)} ${error.message}`
-  return /(SIG[A-Z0-9]+)/.exec(text)?.[1] ?? "SIGKILL"
-}
 
 /** The program the sandbox made of `options.program` (or the program itself), valid while `scope` is open. */
 const wrapIn = (options: Jobs.StartOptions, scope: Scope.Scope) =>
@@ -174,7 +167,7 @@ const spawnPiped = Effect.fnUntraced(function*(
     screen: Effect.fail(fail("invalid", "screen is the rendered terminal of a tty job; this job runs without one")),
     exited: handle.exitCode.pipe(
       Effect.map((code): Exited => ({ code: Number(code), signal: null })),
-      Effect.catch((e) => Effect.succeed<Exited>({ code: null, signal: signalOf(e) }))
+      Effect.catch((e) => Effect.succeed<Exited>({ code: null, signal: signalOf(e, "SIGKILL") }))
     ),
     // Processes that left the group (setsid, a double fork) but still write into the output are
     // found by the file they hold; inside a sandbox its PID namespace ends them all.
