@@ -53,7 +53,8 @@ const sha256 = (file: string) =>
     createReadStream(file).on("data", (d) => hash.update(d)).on("end", () => resolve(hash.digest("hex"))).on("error", reject)
   })
 
-const LINE = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore 0123"
+// Non-ASCII on every line (a dash, an umlaut): real output has them, and they cost the decoder more than ASCII.
+const LINE = "lorem ipsum dolor — sit amet consectetur adipiscing elit sed do eiusmod tempör incididunt ut labore 0123"
 const producer = (bytes: number) => `yes '${LINE}' | head -c ${bytes}`
 
 // ---------------------------------------------------------------------------------------------

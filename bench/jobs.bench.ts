@@ -81,7 +81,7 @@ const printing = (registry: ToolRegistry.ToolRegistry["Service"], ctx: Tool.Cont
     }, 20)
     const t0 = performance.now()
     const started = yield* registry.execute("bash", {
-      command: `yes 0123456789012345678901234567890123456789012345678901234567890123456789 | head -c ${bytes}`,
+      command: `yes 'job output — ünïcode 0123456789012345678901234567890123456789012345678901' | head -c ${bytes}`,
       description: "print",
       run_in_background: true
     }, ctx)
