@@ -43,9 +43,10 @@ export type Event =
     readonly tool: string | undefined
     readonly outputPath: string | undefined
     readonly totalBytes: number
-    readonly totalLines: number
+    /** Undefined when the output's lines were not counted (see `Truncate.Result`). */
+    readonly totalLines: number | undefined
     readonly removedBytes: number
-    readonly removedLines: number
+    readonly removedLines: number | undefined
   }
   | { readonly _tag: "TruncationSkipped"; readonly tool: string | undefined; readonly reason: string }
   | { readonly _tag: "SpillFailed"; readonly tool: string | undefined; readonly message: string }

@@ -196,8 +196,9 @@ export const window = (text: string, limits: Limits, totalLines: number): Window
 }
 
 /** Lines and bytes not shown (a cut line counts as shown). */
-export const removed = (w: Window, totals: { readonly lines: number; readonly bytes: number }) => ({
-  lines: Math.max(0, totals.lines - w.head.lines - w.tail.lines),
+/** What the window leaves out of totals; lines undefined when the total's are (not counted). */
+export const removed = (w: Window, totals: { readonly lines: number | undefined; readonly bytes: number }) => ({
+  lines: totals.lines === undefined ? undefined : Math.max(0, totals.lines - w.head.lines - w.tail.lines),
   bytes: Math.max(0, totals.bytes - w.head.bytes - w.tail.bytes)
 })
 

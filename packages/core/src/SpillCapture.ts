@@ -4,6 +4,10 @@
  * bytes a preview can show are kept (both ends, or everything while it is short). The output
  * itself never becomes a string; only the preview's ends are decoded.
  *
+ * Past `COUNT_LIMIT` bytes the file is no longer read through: only its size is followed and its
+ * newest bytes read, so a huge output costs the call no pass over the whole file (which, on a busy
+ * machine, slows the command that writes it). Its lines are then not counted, and the notice says so.
+ *
  * The store's per-spill cap is applied by cutting the file back to it whenever the process has
  * written a slack past it, so a runaway command cannot fill the disk; at the end the copy is cut
  * to the cap and gets the store's `[spill truncated at N bytes]` trailer. Totals count what was
@@ -23,6 +27,8 @@ export const { countNewlines } = Utf8
 const CHUNK = 2 * 1024 * 1024
 /** How far past the cap the file may grow before it is cut back. */
 const CAP_SLACK = 64 * 1024 * 1024
+/** Lines are counted, and the file read through, while the output is at most this long. */
+export const COUNT_LIMIT = 64 * 1024 * 1024
 /** Kept beyond a budget so a line reaching the edge of what is kept can never fit it (a cut char backs off ≤ 3). */
 const MARGIN = 8
 
@@ -48,7 +54,12 @@ export const endBytes = (limits: Limits) => ({
  * the latest, on a line longer than the room left, and the margin makes any line reaching the edge
  * of the kept bytes such a line).
  */
-export const windowOfEnds = (first: Uint8Array, last: Uint8Array, limits: Limits, totalLines: number): LineWindow.Window => {
+export const windowOfEnds = (
+  first: Uint8Array,
+  last: Uint8Array,
+  limits: Limits,
+  totalLines: number | undefined
+): LineWindow.Window => {
   const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
   const head = LineWindow.headSide(
     decoder.decode(first.subarray(0, first.length - Utf8.incompleteTail(first))),
@@ -57,7 +68,16 @@ export const windowOfEnds = (first: Uint8Array, last: Uint8Array, limits: Limits
   if (limits.direction === "head") return { head, tail: { text: "", lines: 0, bytes: 0, size: 0, cut: false, edge: 0 } }
   const shown = head.lines - (head.cut ? 1 : 0)
   const tailText = decodeFrom(last, decoder).text
-  return { head, tail: LineWindow.tailSide(tailText, LineWindow.tailBudget(limits, head), 0, totalLines - shown) }
+  // Without a count the output is far longer than both ends: they cannot share a line.
+  const available = totalLines === undefined ? Infinity : totalLines - shown
+  return { head, tail: LineWindow.tailSide(tailText, LineWindow.tailBudget(limits, head), 0, available) }
+}
+
+/** The totals of a followed output; `lines` undefined once it passed `COUNT_LIMIT`. */
+export interface Totals {
+  readonly lines: number | undefined
+  readonly bytes: number
+  readonly endsWithNewline: boolean
 }
 
 export class Follower {
@@ -66,8 +86,10 @@ export class Follower {
   private readonly prefixCap: number
   private readonly tailCap: number
   private readonly wholeCap: number
-  /** Bytes of the file read so far (its current end, as far as known). */
+  /** Bytes of the file taken so far (its current end, as far as known). */
   private offset = 0
+  /** Whether the file is still read through (and its lines counted): until it passes `COUNT_LIMIT`. */
+  private counting = true
   /** Bytes cut off the file past the cap (they were counted when read). */
   private dropped = 0
   private newlines = 0
@@ -127,23 +149,60 @@ export class Follower {
     }
   }
 
-  /** Reads what the process appended since the last call. */
+  /** Reads what the process appended since the last call (past `COUNT_LIMIT`, only its newest bytes). */
   readonly poll: Effect.Effect<void> = Effect.suspend(() => {
     if (this.failure !== undefined) return Effect.void
     const self = this
     return Effect.gen(function*() {
-      while (true) {
+      while (self.counting) {
         const n = yield* self.spill.read(self.buffer, self.offset)
-        if (n === 0) return
+        // Cut only at the end of what was written: bytes past what was read would go uncounted.
+        if (n === 0) return yield* self.cutBack
         self.take(self.buffer.subarray(0, n))
         self.offset += n
-        if (self.capCut !== undefined && self.offset > self.capCut + CAP_SLACK) {
-          yield* self.spill.truncate(self.capCut)
-          self.dropped += self.offset - self.capCut
-          self.offset = self.capCut
-        }
+        if (self.bytes > COUNT_LIMIT) self.counting = false
       }
+      yield* self.followEnd
     }).pipe(Effect.catch((e) => Effect.sync(() => void (self.failure = e))))
+  })
+
+  /** Cuts the file back to the cap once the process has written a slack past it. */
+  private readonly cutBack: Effect.Effect<void, SpillError> = Effect.suspend(() => {
+    const cut = this.capCut
+    if (cut === undefined || this.offset <= cut + CAP_SLACK) return Effect.void
+    return Effect.map(this.spill.truncate(cut), () => {
+      this.dropped += this.offset - cut
+      this.offset = cut
+    })
+  })
+
+  /**
+   * Past `COUNT_LIMIT`: takes only the newest bytes the tail can show from what was appended (the
+   * kept tail starts over when more than it holds arrived), and finds the cap's cut by reading the
+   * few bytes around it.
+   */
+  private readonly followEnd: Effect.Effect<void, SpillError> = Effect.gen({ self: this }, function*() {
+    const size = yield* this.spill.size
+    if (size <= this.offset) return
+    const from = Math.max(this.offset, size - this.tailCap)
+    if (from > this.offset) this.tail.clear()
+    const start = this.bytes
+    for (let at = from; at < size;) {
+      const n = yield* this.spill.read(this.buffer.subarray(0, Math.min(CHUNK, size - at)), at)
+      if (n === 0) break
+      this.tail.push(this.buffer.subarray(0, n))
+      this.lastByte = this.buffer[n - 1]!
+      at += n
+    }
+    this.changed = true
+    if (this.maxBytes !== undefined && this.capCut === undefined && start + (size - this.offset) > this.maxBytes) {
+      const at = this.maxBytes - this.dropped
+      const probe = this.buffer.subarray(0, Math.min(3, at) + 1)
+      const n = yield* this.spill.read(probe, at - (probe.length - 1))
+      this.capCut = at - (probe.length - 1) + Utf8.boundary(probe.subarray(0, n), probe.length - 1)
+    }
+    this.offset = size
+    yield* this.cutBack
   })
 
   /** Appends bytes that came through a pipe (read back by the next poll). */
@@ -161,14 +220,22 @@ export class Follower {
     return cut ? `…\n${text.slice(-chars)}` : text
   }
 
-  measure(): LineWindow.Measure {
+  measure(): Totals {
     const endsWithNewline = this.lastByte === 10
-    return { lines: this.newlines + (this.bytes > 0 && !endsWithNewline ? 1 : 0), bytes: this.bytes, endsWithNewline }
+    const lines = this.counting ? this.newlines + (this.bytes > 0 && !endsWithNewline ? 1 : 0) : undefined
+    return { lines, bytes: this.bytes, endsWithNewline }
   }
 
   /** The whole output as text, while it was short enough to keep. */
   text(): string | undefined {
     return this.whole === undefined ? undefined : this.decoder.decode(joined(this.whole))
+  }
+
+  /** The whole output and its measure, while it was short enough to keep (its lines are then counted). */
+  kept(): { readonly text: string; readonly measure: LineWindow.Measure } | undefined {
+    const text = this.text()
+    const m = this.measure()
+    return text === undefined || m.lines === undefined ? undefined : { text, measure: { ...m, lines: m.lines } }
   }
 
   /** The whole output read back from the file (for a tool whose truncation is disabled). */
@@ -192,10 +259,9 @@ export class Follower {
 
   /** The preview window of an output too long to keep whole: from the kept head and tail bytes. */
   window(): LineWindow.Window {
-    const whole = this.text()
-    const lines = this.measure().lines
-    if (whole !== undefined) return LineWindow.window(whole, this.limits, lines)
-    return windowOfEnds(joined(this.head), this.tail.last(this.limits.maxBytes + MARGIN), this.limits, lines)
+    const whole = this.kept()
+    if (whole !== undefined) return LineWindow.window(whole.text, this.limits, whole.measure.lines)
+    return windowOfEnds(joined(this.head), this.tail.last(this.limits.maxBytes + MARGIN), this.limits, this.measure().lines)
   }
 
   /** Makes the spill visible under its final name, cut to the cap with the trailer when it passed it. */

@@ -42,6 +42,8 @@ export interface DirectSpill {
   readonly path: string
   /** Reads up to `buffer.length` bytes at `position` into `buffer`; 0 at the end of the file. */
   readonly read: (buffer: Uint8Array, position: number) => Effect.Effect<number, SpillError>
+  /** The file's current size in bytes. */
+  readonly size: Effect.Effect<number, SpillError>
   /** Appends bytes that arrived another way (a pipe). */
   readonly append: (bytes: Uint8Array) => Effect.Effect<void, SpillError>
   /** Cuts the file to `length` bytes; an appending writer goes on from the new end. */

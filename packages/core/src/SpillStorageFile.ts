@@ -321,6 +321,7 @@ const direct = (store: Live) =>
     const failed = (what: string) => spillError(`cannot ${what} ${temp}`)
     const read = (buffer: Uint8Array, position: number) =>
       file.read(buffer, { position: BigInt(position) }).pipe(Effect.mapError(failed("read")))
+    const size = file.stat.pipe(Effect.map((info) => Number(info.size)), Effect.mapError(failed("inspect")))
     const append = (bytes: Uint8Array) => file.writeAll(bytes).pipe(Effect.mapError(failed("write")))
     const truncate = (length: number) => file.truncate(length).pipe(Effect.mapError(failed("truncate")))
     const commit = (trailer?: Uint8Array) =>
@@ -334,7 +335,7 @@ const direct = (store: Live) =>
           return final
         })
       ).pipe(Effect.withSpan("SpillStorage.commit"))
-    return { path: temp, read, append, truncate, commit } satisfies DirectSpill
+    return { path: temp, read, size, append, truncate, commit } satisfies DirectSpill
   }).pipe(Effect.withSpan("SpillStorage.direct"))
 
 // Up to SMALL bytes under the cap: one writeFile and a rename, the fewest round trips.

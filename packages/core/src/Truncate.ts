@@ -69,8 +69,14 @@ export interface Result {
   readonly truncated: boolean
   readonly outputPath?: string | undefined
   readonly totalBytes: number
-  readonly totalLines: number
-  readonly removedLines: number
+  /**
+   * Undefined when the lines were not counted: a process's output captured in a file past
+   * `SpillCapture.COUNT_LIMIT` bytes, whose count would take a pass over the whole file (the
+   * notice then gives bytes only).
+   */
+  readonly totalLines: number | undefined
+  /** Undefined when `totalLines` is. */
+  readonly removedLines: number | undefined
   readonly removedBytes: number
   /** Set when the spill could not be written; `content` then says so. */
   readonly spillError?: string | undefined
@@ -265,7 +271,7 @@ const keptWhole = (commit: Effect.Effect<string, SpillError>, text: string, m: L
 const finish = Effect.fnUntraced(function*(
   state: State,
   spilled: ResultModule.Result<string, SpillError>,
-  m: LineWindow.Measure,
+  m: { readonly lines: number | undefined; readonly bytes: number },
   options: Options | undefined,
   preview: (notice: Strategy.Notice) => Effect.Effect<Strategy.Preview>
 ) {
@@ -440,18 +446,19 @@ const capture = Effect.fn("Truncate.capture")(function*(state: State, options?: 
   const follower = new Follower(opened.success, lim, spill.maxBytes, previewChars * 4)
   const done = Effect.gen(function*() {
     yield* follower.poll
-    const m = follower.measure()
     if (disabled(state, options)) {
       const text = yield* follower.readAll.pipe(Effect.orElseSucceed(() => follower.text() ?? ""))
       yield* skip(state, options)
-      return whole(text, m)
+      return whole(text, LineWindow.measure(text))
     }
-    const text = follower.text()
-    if (text !== undefined && LineWindow.fits(m, lim)) {
-      return looksBinary(text) ? yield* keptWhole(follower.commit, text, m) : whole(text, m)
+    const kept = follower.kept()
+    if (kept !== undefined && LineWindow.fits(kept.measure, lim)) {
+      const { measure, text } = kept
+      return looksBinary(text) ? yield* keptWhole(follower.commit, text, measure) : whole(text, measure)
     }
     const spilled = yield* Effect.result(follower.commit)
     const w = follower.window()
+    const m = follower.measure()
     return yield* finish(state, spilled, m, options, (notice) => Effect.succeed(Strategy.render(w, lim.direction, notice)))
   }).pipe(Effect.withSpan("Truncate.captured"))
   return {

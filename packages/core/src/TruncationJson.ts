@@ -180,7 +180,10 @@ export const json: TruncationStrategy = {
 const withNotice = (reduced: unknown, render: (v: unknown) => string, dropped: Dropped, notice: Notice): Preview => {
   const shown = render(reduced)
   const m = LineWindow.measure(shown)
-  const removed = { lines: Math.max(0, notice.totalLines - m.lines), bytes: Math.max(0, notice.totalBytes - m.bytes) }
+  const removed = {
+    lines: notice.totalLines === undefined ? undefined : Math.max(0, notice.totalLines - m.lines),
+    bytes: Math.max(0, notice.totalBytes - m.bytes)
+  }
   const text = `${notice.marker(removed, describe(dropped))}\n${notice.hint}`
   const content = Array.isArray(reduced)
     ? render([text, ...reduced])

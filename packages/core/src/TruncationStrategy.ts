@@ -17,13 +17,18 @@ import type { Direction, HintContext, Limits } from "./Truncate.ts"
 import * as Utf8 from "./Utf8.ts"
 
 export interface Removed {
-  readonly lines: number
+  /** Undefined when the output's lines were not counted. */
+  readonly lines: number | undefined
   readonly bytes: number
 }
 
 /** What a strategy needs to tell the model about the cut; built by `Truncate`. */
 export interface Notice {
-  readonly totalLines: number
+  /**
+   * Undefined when the lines were not counted (a process's output too long to count cheaply);
+   * only the built-in line window is ever given such a notice, for an output much longer than its limits.
+   */
+  readonly totalLines: number | undefined
   readonly totalBytes: number
   /** Where the full output was saved; undefined when saving failed. */
   readonly outputPath: string | undefined
@@ -41,7 +46,8 @@ export interface Notice {
 
 export interface Preview {
   readonly content: string
-  readonly removedLines: number
+  /** Undefined when the notice's `totalLines` is. */
+  readonly removedLines: number | undefined
   readonly removedBytes: number
 }
 
@@ -88,10 +94,10 @@ export const hintText = (
   return saved + "It cannot be retrieved with the tools available to you; work with this preview."
 }
 
-const amount = (r: Removed) => r.lines > 0 ? `${r.lines} lines (${r.bytes} bytes)` : `${r.bytes} bytes`
+const amount = (r: Removed) => r.lines !== undefined && r.lines > 0 ? `${r.lines} lines (${r.bytes} bytes)` : `${r.bytes} bytes`
 
 export const makeNotice = (input: {
-  readonly totalLines: number
+  readonly totalLines: number | undefined
   readonly totalBytes: number
   readonly outputPath: string | undefined
   readonly spillError: string | undefined
@@ -117,28 +123,32 @@ export const makeNotice = (input: {
     savedBytes,
     hint: hintText(input.outputPath, input.spillError, input.hint, capped),
     marker: (removed, shown) => `[Output truncated: ${amount(removed)} omitted; showing ${shown}. ${saved}]`,
-    elision: (removed) => removed.lines > 0 ? `... ${removed.lines} lines truncated ...` : `... ${removed.bytes} bytes truncated ...`
+    elision: (removed) =>
+      removed.lines !== undefined && removed.lines > 0 ? `... ${removed.lines} lines truncated ...` : `... ${removed.bytes} bytes truncated ...`
   }
 }
 
-// Line numbers let the model page the spill with offset/limit; a cut line is named.
-const shownText = (w: LineWindow.Window, direction: Direction, totalLines: number): string => {
+// Line numbers let the model page the spill with offset/limit; a cut line is named. Without a
+// line count the total is given in bytes, and the notice says the lines were not counted.
+const shownText = (w: LineWindow.Window, direction: Direction, notice: Notice): string => {
+  const total = notice.totalLines
   const headCut = w.head.cut ? ` (line ${w.head.lines} cut)` : ""
-  const tailCut = w.tail.cut ? ` (line ${totalLines - w.tail.lines + 1} cut)` : ""
+  const tailCut = !w.tail.cut ? "" : total === undefined ? " (the first one cut)" : ` (line ${total - w.tail.lines + 1} cut)`
+  const of = total === undefined ? `lines of ${notice.totalBytes} bytes (too long to count its lines)` : `of ${total} lines`
   switch (direction) {
     case "head":
-      return `the first ${w.head.lines}${headCut} of ${totalLines} lines`
+      return `the first ${w.head.lines}${headCut} ${of}`
     case "tail":
-      return `the last ${w.tail.lines}${tailCut} of ${totalLines} lines`
+      return `the last ${w.tail.lines}${tailCut} ${of}`
     case "head+tail":
-      return `the first ${w.head.lines}${headCut} and the last ${w.tail.lines}${tailCut} of ${totalLines} lines`
+      return `the first ${w.head.lines}${headCut} and the last ${w.tail.lines}${tailCut} ${of}`
   }
 }
 
 /** Lays out a line window: marker first, the elision where lines were cut out, the hint last (first for tail). */
 export const render = (w: LineWindow.Window, direction: Direction, notice: Notice): Preview => {
   const r = LineWindow.removed(w, { lines: notice.totalLines, bytes: notice.totalBytes })
-  const marker = notice.marker(r, shownText(w, direction, notice.totalLines))
+  const marker = notice.marker(r, shownText(w, direction, notice))
   const elision = notice.elision(r)
   const content = direction === "head"
     ? `${marker}\n${w.head.text}\n\n${elision}\n\n${notice.hint}`
@@ -152,7 +162,7 @@ export const render = (w: LineWindow.Window, direction: Direction, notice: Notic
 export const lines: TruncationStrategy = {
   name: "lines",
   preview: (text, limits, notice) =>
-    render(LineWindow.window(text, limits, notice.totalLines), limits.direction, notice)
+    render(LineWindow.window(text, limits, notice.totalLines ?? LineWindow.measure(text).lines), limits.direction, notice)
 }
 
 const countLines = (s: string): number => LineWindow.measure(s).lines

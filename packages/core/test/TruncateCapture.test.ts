@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
-import { countNewlines } from "../src/SpillCapture.ts"
+import { COUNT_LIMIT, countNewlines } from "../src/SpillCapture.ts"
 import * as SpillStorage from "../src/SpillStorage.ts"
 import type { Config, Direction, Options, Result } from "../src/Truncate.ts"
 import { assertSameBytes, type Harness, lines, prng, TOKENS, utf8, withTruncate } from "./TruncateHarness.ts"
@@ -122,6 +122,72 @@ describe("Truncate.capture (a process writes the spill file)", () => {
         yield* capture.append(utf8("!\n"))
         assert.include(yield* capture.finish, { content: "abcdefgh🙂!\n", truncated: false, totalLines: 1, totalBytes: 14 })
       }))))
+
+  describe("past COUNT_LIMIT, only the newest bytes are read", () => {
+    // Numbered lines with a non-ASCII character, a little longer than the limit, in 4 MiB writes.
+    const LINE_BYTES = 29
+    const count = Math.ceil((COUNT_LIMIT + 6 * 1024 * 1024) / LINE_BYTES)
+    const numbered = (i: number) => `line ${String(i).padStart(12, "0")} — ä…z\n`
+    const big = () => {
+      const text = Array.from({ length: count }, (_, i) => numbered(i + 1)).join("")
+      return { text, bytes: utf8(text) }
+    }
+    const inWrites = (bytes: Uint8Array) => splitBytes(bytes, Array.from({ length: 20 }, (_, i) => (i + 1) * 4 * 1024 * 1024))
+    /** The notice's first line, and the content without it and without the elision line. */
+    const parts = (content: string) => {
+      const [marker, ...rest] = content.split("\n")
+      return { marker: marker!, shown: rest.filter((l) => !/^\.\.\. \d+ (lines|bytes) truncated \.\.\.$/.test(l)).join("\n") }
+    }
+
+    it.effect("totals in bytes, lines not counted (the notice says so); the same ends; the spill identical", () =>
+      withDirect({}, (h) =>
+        Effect.gen(function*() {
+          const { bytes, text } = big()
+          assert.strictEqual(utf8(numbered(1)).length, LINE_BYTES)
+          for (const direction of directions) {
+            const { result } = yield* captured(h, inWrites(bytes), { direction })
+            const expected = yield* h.truncate.output(text, { direction })
+            yield* h.spill.ready!(expected.outputPath!)
+            assert.include(result, { truncated: true, totalLines: undefined, removedLines: undefined, totalBytes: bytes.length })
+            const got = parts(comparable(result).content)
+            assert.strictEqual(got.shown, parts(comparable(expected).content).shown)
+            assert.match(got.marker, new RegExp(`^\\[Output truncated: \\d+ bytes omitted; showing the .* lines of ${bytes.length} bytes \\(too long to count its lines\\)\\.`))
+            assertSameBytes(readFileSync(result.outputPath!), bytes)
+          }
+        })))
+
+    it.effect("the live preview and the tail follow the file's end; the cap still cuts it", () =>
+      withDirect({ maxLines: 10 }, (h) =>
+        Effect.scoped(Effect.gen(function*() {
+          const { bytes } = big()
+          const capture = (yield* h.truncate.capture!({ direction: "head+tail" }, 30))!
+          for (const chunk of inWrites(bytes)) {
+            appendFileSync(capture.path, chunk)
+            yield* capture.poll
+          }
+          assert.strictEqual(capture.preview(30), `…\n${(numbered(count - 1) + numbered(count)).slice(-30)}`)
+          const result = yield* capture.finish
+          assert.include(result, { totalLines: undefined, totalBytes: bytes.length })
+          assert.include(result.content, `${numbered(1)}`)
+          assert.include(result.content, `${numbered(count - 1)}${numbered(count).slice(0, -1)}`)
+          // The cap (5 bytes into the second line) is reached while the lines are still counted.
+          assert.strictEqual(readFileSync(result.outputPath!, "utf8"), `${numbered(1)}line \n[spill truncated at ${LINE_BYTES + 5} bytes]\n`)
+        })), LINE_BYTES + 5))
+
+    // A cap past the limit is found by reading around it: here inside the "—" of a line.
+    const k = Math.ceil((COUNT_LIMIT + 1024 * 1024) / LINE_BYTES)
+    it.effect("a cap past the limit: the spill keeps the first bytes (never half a character)", () =>
+      withDirect({}, (h) =>
+        Effect.gen(function*() {
+          const { bytes } = big()
+          const { result } = yield* captured(h, inWrites(bytes), {})
+          assert.include(result, { totalLines: undefined, totalBytes: bytes.length })
+          const kept = k * LINE_BYTES + 18
+          const spill = readFileSync(result.outputPath!)
+          assertSameBytes(spill.subarray(0, kept), bytes.subarray(0, kept))
+          assert.strictEqual(spill.subarray(kept).toString(), `\n[spill truncated at ${kept} bytes]\n`)
+        }), k * LINE_BYTES + 19))
+  })
 
   it.effect("a store without direct spills offers no capture", () =>
     withTruncate({}, (h) => Effect.scoped(Effect.map(h.truncate.capture!({}), (c) => assert.strictEqual(c, undefined)))))

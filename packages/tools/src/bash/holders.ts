@@ -9,10 +9,15 @@
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 
-/** The pids other than this process that have `file` open; the search stops after `limit` of them. */
-export const holders = Effect.fn("Bash.holders")(function*(file: string, limit = Infinity) {
+/**
+ * The pids other than this process that have `file` open, or a file named by the real path of
+ * `file` followed by one of `suffixes` (a FIFO beside it: `/proc` shows a removed one as
+ * "<path> (deleted)"); the search stops after `limit` of them.
+ */
+export const holders = Effect.fn("Bash.holders")(function*(file: string, limit = Infinity, suffixes: ReadonlyArray<string> = []) {
   const fs = yield* FileSystem.FileSystem
-  const target = yield* fs.realPath(file).pipe(Effect.orElseSucceed(() => file))
+  const real = yield* fs.realPath(file).pipe(Effect.orElseSucceed(() => file))
+  const targets = new Set([real, ...suffixes.map((s) => real + s)])
   // This process reads the file itself.
   const self = String(globalThis.process.pid)
   const pids = (yield* fs.readDirectory("/proc").pipe(Effect.orElseSucceed(() => []))).filter((n) => /^\d+$/.test(n) && n !== self)
@@ -22,7 +27,7 @@ export const holders = Effect.fn("Bash.holders")(function*(file: string, limit =
     const fds = yield* fs.readDirectory(`/proc/${pid}/fd`).pipe(Effect.orElseSucceed((): Array<string> => []))
     for (const fd of fds) {
       const link = yield* fs.readLink(`/proc/${pid}/fd/${fd}`).pipe(Effect.orElseSucceed(() => ""))
-      if (link === target) {
+      if (targets.has(link)) {
         found.push(Number(pid))
         break
       }
@@ -31,5 +36,6 @@ export const holders = Effect.fn("Bash.holders")(function*(file: string, limit =
   return found
 })
 
-/** Whether any other process has `file` open. */
-export const holdsFile = (file: string) => Effect.map(holders(file, 1), (found) => found.length > 0)
+/** Whether any other process has `file` open (or a file named by it and one of `suffixes`). */
+export const holdsFile = (file: string, suffixes: ReadonlyArray<string> = []) =>
+  Effect.map(holders(file, 1, suffixes), (found) => found.length > 0)

@@ -2,8 +2,8 @@
  * Runs one shell command with hard limits:
  *
  * - its own process group (`detached`), stdin closed (`read x` sees EOF), non-interactive env;
- * - on POSIX, stdout and stderr redirected straight into a spill file (`Truncate.capture`), read
- *   back by position as it grows: the bytes never pass through this process; elsewhere (or with a
+ * - on POSIX, stdout and stderr sent into a spill file (`Truncate.capture`) through a FIFO that
+ *   `cat` drains, read back by position as it grows: the bytes never pass through this process; elsewhere (or with a
  *   spill store on no disk) they are interleaved in arrival order into `Truncate.stream`. Either
  *   way only the head/tail window is kept in memory;
  * - a live preview (the last N characters) at most every `previewInterval` ms, not per chunk;
@@ -22,6 +22,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -139,11 +140,21 @@ interface Exited {
 /** How long the output may take to end once KILL was sent before a holder counts as escaped. */
 const ESCAPE_WAIT = 200
 
+/** The FIFO the command writes into is named by the spill file's path and this. */
+const FIFO_SUFFIX = ".pipe"
 /**
- * Run by `/bin/sh` with the spill file as `$0` and the command's argv after it: the command's
- * stdout and stderr become that file (appending), then it replaces the shell (same pid and group).
+ * Run by `/bin/sh` with the spill file as `$0` and the command's argv after it; the shell then
+ * replaces itself with the command (same pid and group). The command's stdout and stderr become a
+ * FIFO that `cat` drains into the file (appending) in large writes: a command that writes in
+ * small pieces pays the file system for every write, a pipe costs it far less. `cat` ignores
+ * INT/TERM/HUP so that what the command says while it is being stopped still reaches the file
+ * (KILL ends it with the rest of the group), and removes the FIFO's name once both ends are open
+ * (a FIFO's open returns only when the other end is open too). Without `mkfifo` the command
+ * writes into the file itself.
  */
-const REDIRECT = 'exec "$@" >>"$0" 2>&1'
+const REDIRECT = `f="$0${FIFO_SUFFIX}"; if mkfifo -m 600 "$f" 2>/dev/null; then ` +
+  `(trap "" INT TERM HUP; exec <"$f"; rm -f "$f"; exec cat >>"$0") & exec "$@" >"$f" 2>&1; ` +
+  `else exec "$@" >>"$0" 2>&1; fi`
 /** An extra pipe every process of the call inherits: its end means nothing holds the output any more. */
 const SENTINEL_FD = 3
 /** How long the output may take to end after the shell exits before anyone holding it is looked for. */
@@ -204,6 +215,11 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
     const capture = options.platform === "win32" || options.shell.kind !== "posix" || truncate.capture === undefined
       ? undefined
       : yield* truncate.capture(options.truncation, options.preview?.chars ?? 0).pipe(Scope.provide(scope))
+    if (capture !== undefined) {
+      // `cat` removes the FIFO once open; a call killed before that would leave it behind.
+      const fs = yield* FileSystem.FileSystem
+      yield* Scope.addFinalizer(scope, Effect.ignore(fs.remove(capture.path + FIFO_SUFFIX, { force: true })))
+    }
     const command = capture !== undefined
       ? ChildProcess.make(
         "/bin/sh",
@@ -218,9 +234,12 @@ export const run = Effect.fn("Bash.run")(function*(options: RunOptions) {
       Effect.mapError((cause) => new SpawnError({ message: cause.message, cause }))
     )
     const kill = killTree(handle, options.platform, options.grace)
-    /** With a spill file, what still holds the watched pipe holds the output only if it has the file open. */
+    /**
+     * With a spill file, what still holds the watched pipe holds the output only if it has the file
+     * or its FIFO open (after the kill, `cat` is gone and a process that escaped holds the FIFO).
+     */
     const outputReleased = capture !== undefined && options.platform === "linux"
-      ? Effect.map(holdsFile(capture.path), (held) => !held)
+      ? Effect.map(holdsFile(capture.path, [FIFO_SUFFIX, `${FIFO_SUFFIX} (deleted)`]), (held) => !held)
       : Effect.succeed(false)
     /**
      * Kills the tree; waits until KILL has been sent, then briefly for the output to end. True

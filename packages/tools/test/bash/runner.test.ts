@@ -3,12 +3,13 @@
  * output, abort, interruption. Timing bounds only where a time limit is part of the behaviour.
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Stream } from "effect"
 import { SpillStorage } from "@agent-tools/core"
+import * as Bash from "../../src/bash/index.ts"
 import { alive, directRunnerLayer, kill, pidsIn, run, runnerLayer, survivors } from "./process.ts"
 
 // Every case runs both ways the output can travel: through pipes into Truncate.stream, and
@@ -42,7 +43,9 @@ const live = (name: string, body: () => Effect.Effect<void, unknown, any>) =>
     live("returns by the deadline even when a detached (setsid) grandchild keeps the pipe open", () =>
       Effect.gen(function*() {
         const started = Date.now()
-        const result = yield* run("setsid sh -c 'echo \"pid $$\"; while :; do echo x; sleep 0.1; done' & sleep 1000", {
+        // It holds the output without writing: once the call's end has closed the output's far
+        // side, a writer would end on its next write (a broken pipe).
+        const result = yield* run("setsid sh -c 'echo \"pid $$\"; exec sleep 1000' & sleep 1000", {
           timeout: 1_000
         })
         const elapsed = Date.now() - started
@@ -251,6 +254,28 @@ const live = (name: string, body: () => Effect.Effect<void, unknown, any>) =>
         for (const p of previews) assert.isAtMost(p.length, 30_002)
         assert.isTrue(previews.at(-1)!.startsWith("…\n"))
       }))
+
+    if (mode === "spill file") {
+      live("the command writes into a pipe that is drained into the spill file", () =>
+        Effect.gen(function*() {
+          const result = yield* run("test -p /dev/stdout && test -p /dev/stderr && echo pipes")
+          assert.strictEqual(result.output.content, "pipes\n")
+        }))
+
+      live("without mkfifo the command writes into the spill file itself", () =>
+        Effect.gen(function*() {
+          const result = yield* run("test -f /dev/stdout && echo file; exit 4", { env: { ...Bash.NON_INTERACTIVE_ENV, PATH: "/nonexistent" } })
+          assert.strictEqual(result.output.content, "file\n")
+          assert.strictEqual(result.exitCode, 4)
+        }))
+
+      live("no FIFO is left beside the spill", () =>
+        Effect.gen(function*() {
+          const result = yield* run("seq 1 100000")
+          const dir = dirname(result.output.outputPath!)
+          assert.deepStrictEqual(readdirSync(dir).filter((name) => name.endsWith(".pipe")), [])
+        }))
+    }
 
     live("nothing is left behind after a normal run", () =>
       Effect.gen(function*() {
