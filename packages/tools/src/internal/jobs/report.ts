@@ -34,8 +34,23 @@ export const lastWithin = (text: string, maxLines: number, maxBytes: number): { 
   return { text: out, removedLines: removed }
 }
 
-const decode = (read: Jobs.Read, tty: boolean) => {
-  const text = new TextDecoder().decode(read.bytes)
+/**
+ * How much of the new output's end is decoded when no filter needs every line: a little more than
+ * the byte limit (a terminal's a few times more: its escape codes and overwritten lines shrink in
+ * the text). A read returns up to the job's whole ring, and a loop of quick reads of a loud job
+ * would otherwise make a ring-sized string (or two: a UTF-16 one) and its lines every time.
+ */
+const window = (read: Jobs.Read, limits: Truncate.Limits, tty: boolean): Uint8Array => {
+  const keep = (tty ? 4 : 1) * limits.maxBytes + 8
+  if (read.bytes.length <= keep) return read.bytes
+  let start = read.bytes.length - keep
+  // A character's continuation bytes (10xxxxxx) are not a place to start.
+  for (let step = 0; step < 3 && (read.bytes[start]! & 0xc0) === 0x80; step++) start++
+  return read.bytes.subarray(start)
+}
+
+const decode = (bytes: Uint8Array, tty: boolean) => {
+  const text = new TextDecoder().decode(bytes)
   return tty ? TerminalText.plain(text) : text
 }
 
@@ -53,9 +68,10 @@ export interface Report {
 }
 
 export const report = (job: Jobs.Job, read: Jobs.Read, options: ReportOptions): Report => {
-  const text = filtered(decode(read, job.tty), options.filter)
+  const bytes = options.filter === undefined ? window(read, options.limits, job.tty) : read.bytes
+  const text = filtered(decode(bytes, job.tty), options.filter)
   const cut = lastWithin(text, options.limits.maxLines, options.limits.maxBytes)
-  const truncated = read.omittedBytes > 0 || cut.removedLines > 0 || cut.text.length < text.length
+  const truncated = read.omittedBytes > 0 || bytes.length < read.bytes.length || cut.removedLines > 0 || cut.text.length < text.length
   const notes: Array<string> = []
   if (options.note !== undefined) notes.push(options.note)
   notes.push(`Job ${job.id}: ${Jobs.describeStatus(read.status)}.`)
