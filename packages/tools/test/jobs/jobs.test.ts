@@ -63,6 +63,24 @@ describe("background jobs: output", () => {
       assert.strictEqual(killed.result.metadata.status, "killed")
     }))
 
+  live("a loud running job: a read counts every byte and shows the newest lines", {}, () =>
+    Effect.gen(function*() {
+      // 9 MiB at once, far more than the ring keeps, then it keeps running.
+      const { result } = yield* call("bash", bg("seq 1 1200000; echo END-MARK; sleep 30"))
+      const id = idOf(result)
+      let read = result
+      let text = String(result.metadata.output)
+      for (let i = 0; i < 50 && !text.includes("END-MARK"); i++) {
+        read = (yield* call("bash_output", { id, wait_ms: 200 })).result
+        text += String(read.metadata.output)
+      }
+      const printed = Array.from({ length: 1_200_000 }, (_, i) => `${i + 1}\n`).join("").length + "END-MARK\n".length
+      assert.strictEqual(read.metadata.totalBytes, printed)
+      assert.match(text, /1199999\n1200000\nEND-MARK\n$/)
+      assert.strictEqual(read.metadata.status, "running")
+      yield* call("bash_kill", { id })
+    }))
+
   live("a job that exits reports its code", {}, () =>
     Effect.gen(function*() {
       const { result } = yield* call("bash", bg("echo bye; exit 3"))

@@ -36,6 +36,8 @@ export interface Sink {
   readonly skip: (n: number) => void
   /** How many bytes of the end are kept. */
   readonly keep: number
+  /** Whether someone follows the live output (then every byte is read, none skipped). */
+  readonly followed: () => boolean
 }
 
 export const follow = (
@@ -47,15 +49,16 @@ export const follow = (
   source._tag === "file" ? followFile(source.capture, sink, ended) : followStream(source.stream, sink.push, truncation)
 
 /**
- * Once the job has ended, the rest of the file is finite: only its last `keep` bytes are read (the
- * ring would drop the others), so a follower far behind a fast writer still ends at once.
+ * When more than `keep` (and `slack`) bytes of the file are unread, only the last `keep` are read:
+ * the ring would drop the others. Once the job has ended (no slack) a follower far behind a fast
+ * writer so ends at once; while it runs, a loud job's output is not read through a second time.
  */
-const skipToEnd = (file: FileSystem.File, sink: Sink) =>
+const skipAhead = (file: FileSystem.File, sink: Sink, slack: number) =>
   Effect.gen(function*() {
     const position = yield* file.seek(0n, "current")
     const size = (yield* file.stat).size
     const behind = Number(size - position)
-    if (behind <= sink.keep) return
+    if (behind <= sink.keep + slack) return
     yield* file.seek(BigInt(behind - sink.keep), "current")
     sink.skip(behind - sink.keep)
   }).pipe(Effect.ignore)
@@ -73,7 +76,9 @@ const followFile = (capture: Truncate.Capture, sink: Sink, ended: () => boolean)
       while (true) {
         if (!finishing && ended()) {
           finishing = true
-          yield* skipToEnd(file, sink)
+          yield* skipAhead(file, sink, 0)
+        } else if (!finishing && !sink.followed()) {
+          yield* skipAhead(file, sink, CHUNK)
         }
         const n = yield* file.read(buffer).pipe(Effect.orElseSucceed(() => 0))
         if (++reads % CAPTURE_EVERY === 0) yield* Effect.uninterruptible(capture.poll)

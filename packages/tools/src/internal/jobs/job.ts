@@ -77,7 +77,7 @@ export const start = Effect.fn("Jobs.startJob")(function*(setup: JobSetup) {
     ring.skip(n)
     notify()
   }
-  const following = yield* setup.follow({ push, skip, keep: limits.ringBytes }, () => ended)
+  const following = yield* setup.follow({ push, skip, keep: limits.ringBytes, followed: () => listeners > 0 }, () => ended)
   const follower = yield* Effect.forkIn(following.run, scope)
   const stopping = yield* Deferred.make<Jobs.KillReason>()
   const done = yield* Deferred.make<void>()
