@@ -2,7 +2,8 @@
  * The bash tool's costs:
  *
  * 1. A command printing BYTES (default 2 GiB) through the whole tool (analysis, permissions,
- *    spawn, the spill file the command writes into): RSS growth of the first and a second big call
+ *    spawn, the FIFO that `cat` drains into the spill file, the capture that reads the first
+ *    64 MiB and then only the file's end): RSS growth of the first and a second big call
  *    of a fresh process, throughput against `producer | cat > file` run by bash right before each
  *    call, this process's CPU time per call, and the spill compared byte for byte (SHA-256) with
  *    the anchor's file; median of `--runs` (3) runs,
