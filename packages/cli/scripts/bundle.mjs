@@ -95,6 +95,34 @@ const lazySegmenter = {
   }
 }
 
+/**
+ * @effect/platform-node's HTTP client requires node:http and node:https when its module loads
+ * (https brings tls: a few milliseconds of every start), though only a request uses them. Here each
+ * is required on the first property read (`http.request`, `new https.Agent`). Fails the build if
+ * the module no longer reads as expected, so an upgrade cannot silently drop the change.
+ */
+const lazyNodeHttp = {
+  name: "lazy-node-http",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]internal[\\/]http\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8")
+      const exports = [...text.matchAll(/^export const (\w+) = \/\*#__PURE__\*\/require\("(node:\w+)"\);$/gm)]
+      if (exports.length !== 2 || !text.includes("createRequire")) {
+        throw new Error(`${args.path}: the module changed; update or drop the lazy-node-http plugin`)
+      }
+      return {
+        contents: [
+          `import { createRequire } from "node:module";`,
+          `const load = createRequire(import.meta.url);`,
+          `const lazy = (id) => { let module; return new Proxy({}, { get: (_, key) => (module ??= load(id))[key] }); };`,
+          ...exports.map(([, name, id]) => `export const ${name} = lazy(${JSON.stringify(id)});`)
+        ].join("\n"),
+        loader: "js"
+      }
+    })
+  }
+}
+
 const result = await build({
   entryPoints: [
     { in: source("cli", "bin.ts"), out: "bin" },
@@ -108,7 +136,7 @@ const result = await build({
   target: "node22",
   conditions: ["agent-tools-source"],
   external: ["web-tree-sitter", "@lydell/node-pty", "@xterm/headless"],
-  plugins: [lazyAjv, lazySegmenter],
+  plugins: [lazyAjv, lazySegmenter, lazyNodeHttp],
   // Bundled CommonJS dependencies call `require` for Node's built-ins.
   banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" },
   sourcemap: "linked",

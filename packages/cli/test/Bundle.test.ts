@@ -4,8 +4,8 @@
  * some commands use must stay out of them, or every `agent-tools call` pays for loading them.
  * Bundles into a temp directory and reads esbuild's metafile.
  */
-import { execFileSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { execFileSync, spawnSync } from "node:child_process"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -110,6 +110,32 @@ describe("the bundled executable at start-up", () => {
     })
     assert.isTrue(check({ email: "someone@example.com" }).valid)
     assert.isFalse(check({ email: "not an address" }).valid)
+  }, 120_000)
+
+  it("loads node:https (and tls with it) only when a request needs it, not to call read", () => {
+    startupInputs()
+    const workspace = mkdtempSync(join(tmpdir(), "agent-tools-startup-bundle-ws-"))
+    try {
+      writeFileSync(join(workspace, "x"), "hello\n")
+      const report = join(workspace, "builtins.mjs")
+      writeFileSync(
+        report,
+        "process.on('exit', () => process.stderr.write('BUILTINS ' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))) + '\\n'))\n"
+      )
+      const run = spawnSync(process.execPath, ["--import", pathToFileURL(report).href, join(dir, "out", "bin.js"), "call", "read", "{\"filePath\":\"x\"}"], {
+        cwd: workspace,
+        encoding: "utf8",
+        env: { ...process.env, HOME: workspace, XDG_CONFIG_HOME: join(workspace, ".config"), XDG_DATA_HOME: join(workspace, ".data") }
+      })
+      assert.strictEqual(run.status, 0, run.stderr)
+      assert.include(run.stdout, "hello")
+      const builtins = JSON.parse(/^BUILTINS (.*)$/m.exec(run.stderr)![1]!) as Array<string>
+      assert.includeMembers(builtins, ["fs"], "the report lists the loaded built-in modules")
+      assert.notInclude(builtins, "https")
+      assert.notInclude(builtins, "tls")
+    } finally {
+      rmSync(workspace, { recursive: true, force: true })
+    }
   }, 120_000)
 
   it("builds no Intl.Segmenter while loading (effect's CLI output builds its own on first use)", () => {
