@@ -85,6 +85,17 @@ node mcp-client.mjs "$work/project"
 echo "--- a plain .mjs importing @agent-tools/runtime"
 node library.mjs "$work/project"
 
+echo "--- the contract: tools listed by the library and by MCP, and the config's JSON Schema, byte for byte as from the sources"
+(cd "$repo" && node --conditions=agent-tools-source scripts/pack-check/contract.mjs "$work/project" \
+  "[\"$(command -v node)\", \"--conditions=agent-tools-source\", \"$repo/packages/cli/bin/agent-tools.js\"]") > "$work/contract-source.json"
+node contract.mjs "$work/project" '["npx", "--no-install", "agent-tools"]' > "$work/contract-installed.json"
+if ! cmp -s "$work/contract-source.json" "$work/contract-installed.json"; then
+  echo "error: the installed packages list other tools or schemas than the sources:" >&2
+  diff "$work/contract-source.json" "$work/contract-installed.json" | head -40 >&2
+  exit 1
+fi
+echo "contract: $(node -p "require('$work/contract-installed.json').library.map((t) => t.id).join(', ')"): identical"
+
 echo "--- a plain .mjs importing @agent-tools/spill-s3 (the AWS SDK from the registry)"
 node spill-s3.mjs
 

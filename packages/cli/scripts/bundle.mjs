@@ -29,8 +29,11 @@ const source = (workspacePackage, file) => join(pkg, "..", workspacePackage, "sr
  * their modules import it (and with it all of ajv) at the top, though only an elicitation or a
  * tool's output schema is ever validated with it. This stand-in has the same constructor and
  * `getValidator`; the real validator, and ajv with it, is loaded and built on the first
- * `getValidator` call (a `require` of an ES module in a bundle runs that module only then).
+ * `getValidator` call. It is a file of its own (AJV_FILE, CommonJS, built below), which Node's
+ * `require` loads then, synchronously: bundled, ajv would sit in a chunk the MCP command imports
+ * (300 KB read and compiled at every start, if not run).
  */
+const AJV_FILE = "ajv-validator.cjs"
 const lazyAjv = {
   name: "lazy-ajv",
   setup(build) {
@@ -40,24 +43,32 @@ const lazyAjv = {
       const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "real" })
       return { path: real.path, namespace: "lazy-ajv" }
     })
-    build.onLoad({ filter: /.*/, namespace: "lazy-ajv" }, (args) => ({
-      resolveDir: dirname(args.path),
-      contents: `
-        let real
-        const load = () => real ??= require(${JSON.stringify(args.path)}).AjvJsonSchemaValidator
-        export class AjvJsonSchemaValidator {
-          #ajv
-          #validator
-          constructor(ajv) { this.#ajv = ajv }
-          getValidator(schema) {
-            this.#validator ??= new (load())(this.#ajv)
-            return this.#validator.getValidator(schema)
+    build.onLoad({ filter: /.*/, namespace: "lazy-ajv" }, (args) => {
+      ajvProvider = args.path
+      return {
+        resolveDir: dirname(args.path),
+        // The file's name is not a literal, so esbuild leaves the \`require\` to Node: the bundle's
+        // own (see the banner), which resolves it beside this chunk.
+        contents: `
+          let real
+          const file = ${JSON.stringify(`./${AJV_FILE}`)}
+          const load = () => real ??= require(file).AjvJsonSchemaValidator
+          export class AjvJsonSchemaValidator {
+            #ajv
+            #validator
+            constructor(ajv) { this.#ajv = ajv }
+            getValidator(schema) {
+              this.#validator ??= new (load())(this.#ajv)
+              return this.#validator.getValidator(schema)
+            }
           }
-        }
-      `
-    }))
+        `
+      }
+    })
   }
 }
+/** The SDK's ajv-provider module the stand-in replaced (set while bundling). */
+let ajvProvider
 
 rmSync(outdir, { recursive: true, force: true })
 /**
@@ -84,6 +95,34 @@ const lazySegmenter = {
   }
 }
 
+/**
+ * @effect/platform-node's HTTP client requires node:http and node:https when its module loads
+ * (https brings tls: a few milliseconds of every start), though only a request uses them. Here each
+ * is required on the first property read (`http.request`, `new https.Agent`). Fails the build if
+ * the module no longer reads as expected, so an upgrade cannot silently drop the change.
+ */
+const lazyNodeHttp = {
+  name: "lazy-node-http",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]internal[\\/]http\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8")
+      const exports = [...text.matchAll(/^export const (\w+) = \/\*#__PURE__\*\/require\("(node:\w+)"\);$/gm)]
+      if (exports.length !== 2 || !text.includes("createRequire")) {
+        throw new Error(`${args.path}: the module changed; update or drop the lazy-node-http plugin`)
+      }
+      return {
+        contents: [
+          `import { createRequire } from "node:module";`,
+          `const load = createRequire(import.meta.url);`,
+          `const lazy = (id) => { let module; return new Proxy({}, { get: (_, key) => (module ??= load(id))[key] }); };`,
+          ...exports.map(([, name, id]) => `export const ${name} = lazy(${JSON.stringify(id)});`)
+        ].join("\n"),
+        loader: "js"
+      }
+    })
+  }
+}
+
 const result = await build({
   entryPoints: [
     { in: source("cli", "bin.ts"), out: "bin" },
@@ -97,7 +136,7 @@ const result = await build({
   target: "node22",
   conditions: ["agent-tools-source"],
   external: ["web-tree-sitter", "@lydell/node-pty", "@xterm/headless"],
-  plugins: [lazyAjv, lazySegmenter],
+  plugins: [lazyAjv, lazySegmenter, lazyNodeHttp],
   // Bundled CommonJS dependencies call `require` for Node's built-ins.
   banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" },
   sourcemap: "linked",
@@ -106,6 +145,20 @@ const result = await build({
   legalComments: "none",
   logLevel: "warning",
   metafile: process.env.AGENT_TOOLS_BUNDLE_META !== undefined
+})
+if (ajvProvider === undefined) throw new Error("the MCP SDK's ajv-provider module was not found; update or drop the lazy-ajv plugin")
+// The real validator with ajv and its formats, for the stand-in's `require`.
+await build({
+  entryPoints: [ajvProvider],
+  outfile: join(outdir, AJV_FILE),
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node22",
+  sourcemap: "linked",
+  sourcesContent: false,
+  legalComments: "none",
+  logLevel: "warning"
 })
 // AGENT_TOOLS_BUNDLE_META=file writes esbuild's metafile there (what went into which chunk).
 if (result.metafile !== undefined) writeFileSync(process.env.AGENT_TOOLS_BUNDLE_META, JSON.stringify(result.metafile))

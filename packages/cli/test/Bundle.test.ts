@@ -4,11 +4,11 @@
  * some commands use must stay out of them, or every `agent-tools call` pays for loading them.
  * Bundles into a temp directory and reads esbuild's metafile.
  */
-import { execFileSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { execFileSync, spawnSync } from "node:child_process"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 
 interface Metafile {
@@ -79,7 +79,7 @@ describe("the bundled executable at start-up", () => {
     }
   }, 120_000)
 
-  it("runs the MCP SDK's validator module (all of ajv) only when something is first validated", () => {
+  it("loads the MCP SDK's validator (all of ajv) from a file of its own, only when something is first validated", async () => {
     startupInputs()
     const inputs = Object.entries(metafile!.inputs)
     const server = inputs.find(([path]) => /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(path))
@@ -87,9 +87,55 @@ describe("the bundled executable at start-up", () => {
     const validator = server![1].imports.find((i) => /ajv-provider\.js$/.test(i.path))
     assert.isDefined(validator)
     assert.isTrue(validator!.path.startsWith("lazy-ajv:"), `the server imports ${validator!.path}, not the stand-in`)
-    // The stand-in reaches the real module by `require`, which a bundle runs on the first call.
-    const real = inputs.find(([path]) => path === validator!.path)![1].imports
-    assert.deepStrictEqual(real.map((i) => i.kind), ["require-call"])
+    // No chunk of the ES module bundle holds ajv: a chunk the MCP command imports would be read
+    // and compiled at every start even if its code ran later.
+    for (const [out, { inputs }] of Object.entries(metafile!.outputs)) {
+      assert.deepStrictEqual(Object.keys(inputs).filter((i) => /[\\/]ajv[\\/]/.test(i)), [], `${out} holds ajv`)
+    }
+    // The stand-in in the bundle loads the real validator on its first use, and it validates formats.
+    const outDir = join(dir, "out")
+    const chunk = readdirSync(outDir).find((file) =>
+      file.endsWith(".js") && readFileSync(join(outDir, file), "utf8").includes("ajv-validator.cjs")
+    )
+    assert.isDefined(chunk, "a chunk holds the stand-in")
+    const module = await import(pathToFileURL(join(outDir, chunk!)).href) as Record<string, unknown>
+    const Validator = Object.values(module).find((value) =>
+      typeof value === "function" && value.name === "AjvJsonSchemaValidator"
+    ) as (new() => { getValidator: (schema: unknown) => (input: unknown) => { readonly valid: boolean } }) | undefined
+    assert.isDefined(Validator, "the chunk exports the stand-in")
+    const check = new Validator!().getValidator({
+      type: "object",
+      properties: { email: { type: "string", format: "email" } },
+      required: ["email"]
+    })
+    assert.isTrue(check({ email: "someone@example.com" }).valid)
+    assert.isFalse(check({ email: "not an address" }).valid)
+  }, 120_000)
+
+  it("loads node:https (and tls with it) only when a request needs it, not to call read", () => {
+    startupInputs()
+    const workspace = mkdtempSync(join(tmpdir(), "agent-tools-startup-bundle-ws-"))
+    try {
+      writeFileSync(join(workspace, "x"), "hello\n")
+      const report = join(workspace, "builtins.mjs")
+      writeFileSync(
+        report,
+        "process.on('exit', () => process.stderr.write('BUILTINS ' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))) + '\\n'))\n"
+      )
+      const run = spawnSync(process.execPath, ["--import", pathToFileURL(report).href, join(dir, "out", "bin.js"), "call", "read", "{\"filePath\":\"x\"}"], {
+        cwd: workspace,
+        encoding: "utf8",
+        env: { ...process.env, HOME: workspace, XDG_CONFIG_HOME: join(workspace, ".config"), XDG_DATA_HOME: join(workspace, ".data") }
+      })
+      assert.strictEqual(run.status, 0, run.stderr)
+      assert.include(run.stdout, "hello")
+      const builtins = JSON.parse(/^BUILTINS (.*)$/m.exec(run.stderr)![1]!) as Array<string>
+      assert.includeMembers(builtins, ["fs"], "the report lists the loaded built-in modules")
+      assert.notInclude(builtins, "https")
+      assert.notInclude(builtins, "tls")
+    } finally {
+      rmSync(workspace, { recursive: true, force: true })
+    }
   }, 120_000)
 
   it("builds no Intl.Segmenter while loading (effect's CLI output builds its own on first use)", () => {

@@ -4,12 +4,11 @@
  * the untrusted directories), a binary downloaded earlier into the cache directory, then the
  * download step (not available in this build, which says so). The failure lists every step's reason.
  */
-import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
-import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import * as EnvVar from "./EnvVar.ts"
 import * as Ripgrep from "./Ripgrep.ts"
 import * as TrustedProgram from "./TrustedProgram.ts"
 
@@ -37,11 +36,7 @@ export interface Binary {
 export const KILL = { forceKillAfter: "500 millis" } as const
 const VERSION = /ripgrep (\d+\.\d+\.\d+)/
 
-export const optionalConfig = (name: string) =>
-  Config.option(Config.String(name)).pipe(
-    Effect.map(Option.getOrUndefined),
-    Effect.catch(() => Effect.succeed(undefined))
-  )
+export const optionalConfig = EnvVar.get
 
 /** Finds a usable rg, or fails with every step's reason. */
 export const resolve = Effect.fn("RipgrepBinary.resolve")(function*(options: Options = {}) {

@@ -8,9 +8,9 @@
  *
  * Host values are read through Effect `Config`, so tests set them with a ConfigProvider.
  */
-import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as EnvVar from "./EnvVar.ts"
 
 /** The locale categories (`LC_*`), by name: the environment is read by name, never listed whole. */
 const LOCALE = [
@@ -61,7 +61,7 @@ export const environment = Effect.fnUntraced(function*(
 ) {
   const env: Record<string, string> = {}
   for (const name of new Set([...PASSED, ...extra])) {
-    const value = yield* Config.option(Config.String(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+    const value = yield* EnvVar.option(name)
     if (Option.isSome(value)) env[name] = value.value
   }
   return { ...env, ...set }

@@ -37,7 +37,6 @@
  * may be disabled, or bwrap absent) and falls back to `Sandbox.none` with the reason,
  * logging a one-line warning (on the logger: stderr for the CLI and the MCP server).
  */
-import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
@@ -48,7 +47,7 @@ import * as Schedule from "effect/Schedule"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Scope from "effect/Scope"
-import { ProtectedPaths, Sandbox, SandboxEnv, TrustedProgram } from "@agent-tools/core"
+import { EnvVar, ProtectedPaths, Sandbox, SandboxEnv, TrustedProgram } from "@agent-tools/core"
 import { probeOnce } from "./BubblewrapProbe.ts"
 import { bwrapArguments, HOME_FILES, splitPath, SYSTEM_DIRECTORIES, type SystemEntry, systemEntries } from "./BubblewrapArguments.ts"
 import * as DataDir from "./DataDir.ts"
@@ -167,7 +166,7 @@ const sessionsOf = Effect.fn("Bubblewrap.sessions")(function*(
   options: Options & { readonly bwrap: string; readonly system: ReadonlyArray<SystemEntry>; readonly nestedUserNamespaces?: string | undefined }
 ) {
   const untrusted = [...(options.root === undefined ? [] : [options.root]), ...(options.extraWritable ?? [])]
-  const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  const pathVariable = yield* EnvVar.option("PATH")
   const found = yield* Effect.result(
     options.nsenter === undefined
       ? TrustedProgram.find(["nsenter"], { path: Option.getOrElse(pathVariable, () => "").split(":"), untrusted })
@@ -201,10 +200,10 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
   const layerScope = yield* Effect.scope
   const network = options.network ?? DEFAULT_NETWORK
   const nodeDir = path.dirname(path.dirname(process.execPath))
-  const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  const pathVariable = yield* EnvVar.option("PATH")
   const onPath = options.path ?? splitPath(Option.getOrUndefined(pathVariable))
   const system = yield* systemEntries([...SYSTEM_DIRECTORIES, ...onPath, nodeDir])
-  const homeVariable = yield* Config.option(Config.String("HOME")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  const homeVariable = yield* EnvVar.option("HOME")
   const homeValue = Option.getOrUndefined(homeVariable)
   const home = homeValue !== undefined && homeValue.startsWith("/") && homeValue !== "/" ? homeValue : undefined
   const homeFiles: Array<string> = []
@@ -422,7 +421,7 @@ const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
       })
     if (platform !== "linux") return yield* fallback(`no sandbox is implemented for ${platform} (bubblewrap needs Linux)`)
     const untrusted = [...(options.root === undefined ? [] : [options.root]), ...(options.extraWritable ?? [])]
-    const pathVariable = yield* Config.option(Config.String("PATH")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+    const pathVariable = yield* EnvVar.option("PATH")
     const found = yield* Effect.result(
       options.bwrap === undefined
         ? TrustedProgram.find(["bwrap"], { path: Option.getOrElse(pathVariable, () => "").split(":"), untrusted })

@@ -15,9 +15,8 @@
  * The environment is read through Effect `Config`, so tests swap it with a ConfigProvider.
  */
 import { homedir } from "node:os"
-import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import { EnvVar } from "@agent-tools/core"
 
 export const APP_NAME = "agent-tools"
 export const SPILL_SUBDIR = "tool-output"
@@ -60,8 +59,7 @@ export const selectConfig = (platform: string, env: Env, home: string): string =
 }
 
 // An unset (or unreadable) variable is simply absent.
-const optionalVar = (name: string) =>
-  Config.option(Config.String(name)).pipe(Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
+const optionalVar = EnvVar.get
 
 /** The home directory: `HOME` (or `USERPROFILE` on Windows) from Config, else the OS's answer. */
 export const home = Effect.fn("DataDir.home")(function*(platform: string = process.platform) {

@@ -18,11 +18,10 @@ import type * as Net from "node:net"
 import { createRequire } from "node:module"
 
 // CommonJS loads, as @effect/platform-node does: the ESM node:http evaluates its lazy exports (undici).
+// Each is loaded when first needed (https brings tls, a few milliseconds of every start otherwise).
 const require = createRequire(import.meta.url)
-const http: typeof Http = require("node:http")
-const https: typeof Https = require("node:https")
-const net: typeof Net = require("node:net")
-const dns: typeof import("node:dns") = require("node:dns")
+const net = (): typeof Net => require("node:net")
+const dns = (): typeof import("node:dns") => require("node:dns")
 
 export interface ResolvedAddress {
   readonly address: string
@@ -40,7 +39,7 @@ export interface Options {
 }
 
 export const systemResolve: Resolve = (host, family) =>
-  dns.promises.lookup(host, { all: true, family: family === 4 || family === 6 ? family : 0 })
+  dns().promises.lookup(host, { all: true, family: family === 4 || family === 6 ? family : 0 })
 
 type LookupCallback = (error: Error | null, address: string | ReadonlyArray<ResolvedAddress>, family?: number) => void
 
@@ -78,7 +77,7 @@ const guard = <A extends Http.Agent>(agent: A, resolve: Resolve, refusal: Refusa
   const lookup = guardedLookup(resolve, refusal)
   target.createConnection = (options, callback) => {
     const host = typeof options.host === "string" ? options.host : "localhost"
-    if (net.isIP(host) === 0) return create({ ...options, lookup }, callback)
+    if (net().isIP(host) === 0) return create({ ...options, lookup }, callback)
     const refused = refusal(host, host)
     if (refused === undefined) return create(options, callback)
     // The agent takes a missing socket as "wait for the callback"; it turns the error into the request's.
@@ -90,19 +89,31 @@ const guard = <A extends Http.Agent>(agent: A, resolve: Resolve, refusal: Refusa
 
 const allowAll: Refusal = () => undefined
 
-/** The HttpAgent service: agents connecting through the guard (closed with the scope). */
+/**
+ * The HttpAgent service: agents connecting through the guard, each made on its first request (so
+ * node:http and node:https load then), closed with the scope.
+ */
 const agents = (options: Options) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const resolve = options.resolve ?? systemResolve
       const refusal = options.allowPrivateNetwork === true ? allowAll : Web.refusal
-      return { http: guard(new http.Agent(), resolve, refusal), https: guard(new https.Agent(), resolve, refusal) }
+      let http: Http.Agent | undefined
+      let https: Https.Agent | undefined
+      return {
+        get http(): Http.Agent {
+          return http ??= guard(new (require("node:http") as typeof Http).Agent(), resolve, refusal)
+        },
+        get https(): Https.Agent {
+          return https ??= guard(new (require("node:https") as typeof Https).Agent(), resolve, refusal)
+        },
+        destroy: () => {
+          http?.destroy()
+          https?.destroy()
+        }
+      }
     }),
-    (a) =>
-      Effect.sync(() => {
-        a.http.destroy()
-        a.https.destroy()
-      })
+    (a) => Effect.sync(a.destroy)
   )
 
 /** webfetch's client: Node's http/https, refusing non-public addresses unless `allowPrivateNetwork`. */

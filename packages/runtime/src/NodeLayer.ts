@@ -3,7 +3,6 @@
  * custom tools in a registry, permissions, truncation with a filesystem spill store in the user's
  * data directory, staleness tracking and path containment.
  */
-import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
@@ -16,6 +15,7 @@ import type { ChildProcessSpawner } from "effect/process"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import {
+  EnvVar,
   Events,
   FileTime,
   ModuleLoader,
@@ -216,7 +216,7 @@ const searchSettings = Effect.fnUntraced(function*(config: AgentConfig.AgentConf
   const endpoint = search.endpoint ?? Web.DEFAULT_ENDPOINT
   if (search.apiKey !== undefined) return { endpoint, apiKey: Redacted.make(search.apiKey) } satisfies Web.ExaSettings
   const name = search.apiKeyEnv ?? ""
-  const value = yield* Config.option(Config.String(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+  const value = yield* EnvVar.option(name)
   if (Option.isNone(value) || value.value === "") {
     return yield* new AgentConfig.ConfigError({
       ...(file === undefined ? {} : { file }),

@@ -108,7 +108,7 @@ describe("ConfigNarrowing.narrow", () => {
   })
 
   it("every key of the config schema is classified", () => {
-    assert.deepStrictEqual(Object.keys(AgentConfig.ConfigSchema.shape).toSorted(), Object.keys(ConfigNarrowing.TABLE).toSorted())
+    assert.deepStrictEqual(Object.keys(AgentConfig.schema().shape).toSorted(), Object.keys(ConfigNarrowing.TABLE).toSorted())
   })
 })
 

@@ -3,11 +3,10 @@
  * (or `Layer.succeed(BashConfig.BashConfig, …)`) to change them. The process environment (HOME,
  * SHELL, PATH, COMSPEC) is read through Effect `Config`, so tests set it with a ConfigProvider.
  */
-import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import { EnvVar } from "@agent-tools/core"
 
 export interface Options {
   /** Timeout when the call gives none, in ms (opencode: 2 minutes). */
@@ -87,11 +86,7 @@ export interface Environment {
   readonly programFiles: ReadonlyArray<string>
 }
 
-const optional = (name: string) =>
-  Config.option(Config.String(name)).pipe(
-    Effect.map(Option.getOrUndefined),
-    Effect.orElseSucceed(() => undefined)
-  )
+const optional = EnvVar.get
 
 /** Reads the environment; the config's `home` and `platform` win over it. */
 export const environment = Effect.fnUntraced(function*(options: Options) {
