@@ -112,6 +112,7 @@ const hardeningOf = Effect.fn("Bubblewrap.hardening")(function*(options: Options
     seccomp,
     secrets: yield* SandboxHardening.existingSecrets(),
     pids: pids._tag === "cgroup" ? pids.parent : undefined,
+    ownCgroup: pids._tag === "cgroup" ? pids.own : undefined,
     maxProcesses,
     tmpMaxBytes: options.tmpMaxBytes ?? SandboxLimits.DEFAULT_TMP_MAX_BYTES,
     unenforced
@@ -305,6 +306,10 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
         Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
         platform
       )
+    // Not waited for: it only has to begin before the launcher moves into the call's cgroup.
+    if (pids !== undefined && hardening.ownCgroup !== undefined) {
+      yield* Effect.forkDetach(SandboxLimits.startMigrationWait(fs, hardening.ownCgroup))
+    }
     const callNetwork = policy.network ?? network
     const hidden = policy.outside !== "writable"
     // The steps below do not depend on each other: they run at once.
