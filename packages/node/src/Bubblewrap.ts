@@ -298,6 +298,12 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
         )
       )
   })
+  // The wait of the launcher's move into its call's cgroup, begun early (at `prepare`, else when
+  // the wrap starts); not waited for: it only has to begin before the launcher moves.
+  const ownCgroup = pids === undefined ? undefined : hardening.ownCgroup
+  const prepare = ownCgroup === undefined
+    ? Effect.void
+    : Effect.asVoid(Effect.forkDetach(SandboxLimits.startMigrationWait(fs, ownCgroup)))
   const wrap = Effect.fn("Bubblewrap.wrap")(function*(command: Sandbox.Command, policy: Sandbox.Policy) {
     const untrusted = [policy.root, ...extraWritable]
     // bwrap (and nsenter) were trusted when the layer found them; they must still be, now that commands have run.
@@ -306,10 +312,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
         Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
         platform
       )
-    // Not waited for: it only has to begin before the launcher moves into the call's cgroup.
-    if (pids !== undefined && hardening.ownCgroup !== undefined) {
-      yield* Effect.forkDetach(SandboxLimits.startMigrationWait(fs, hardening.ownCgroup))
-    }
+    yield* prepare
     const callNetwork = policy.network ?? network
     const hidden = policy.outside !== "writable"
     // The steps below do not depend on each other: they run at once.
@@ -376,7 +379,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
       sandboxed: true
     } satisfies Sandbox.Wrapped
   })
-  return { status: Effect.succeed(status), wrap } satisfies Sandbox.Service
+  return { status: Effect.succeed(status), wrap, prepare } satisfies Sandbox.Service
 })
 
 /**
@@ -402,7 +405,8 @@ export const layer = (options: Options = {}): Layer.Layer<
       const resolved = yield* Effect.cached(resolve(options, mode).pipe(Effect.provideContext(services)))
       return {
         status: Effect.flatMap(resolved, (service) => service.status),
-        wrap: (command, policy) => Effect.flatMap(resolved, (service) => service.wrap(command, policy))
+        wrap: (command, policy) => Effect.flatMap(resolved, (service) => service.wrap(command, policy)),
+        prepare: Effect.flatMap(resolved, (service) => service.prepare ?? Effect.void)
       } satisfies Sandbox.Service
     })
   )
