@@ -300,10 +300,16 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
   })
   // The wait of the launcher's move into its call's cgroup, begun early (at `prepare`, else when
   // the wrap starts); not waited for: it only has to begin before the launcher moves.
+  // One write at a time: a second one would only hold another thread of libuv's pool (which the
+  // wrap's checks use) for the same wait.
   const ownCgroup = pids === undefined ? undefined : hardening.ownCgroup
-  const prepare = ownCgroup === undefined
-    ? Effect.void
-    : Effect.asVoid(Effect.forkDetach(SandboxLimits.startMigrationWait(fs, ownCgroup)))
+  let waiting = false
+  const prepare = ownCgroup === undefined ? Effect.void : Effect.suspend(() => {
+    if (waiting) return Effect.void
+    waiting = true
+    const write = SandboxLimits.startMigrationWait(fs, ownCgroup).pipe(Effect.ensuring(Effect.sync(() => waiting = false)))
+    return Effect.asVoid(Effect.forkDetach(write))
+  })
   const wrap = Effect.fn("Bubblewrap.wrap")(function*(command: Sandbox.Command, policy: Sandbox.Policy) {
     const untrusted = [policy.root, ...extraWritable]
     // bwrap (and nsenter) were trusted when the layer found them; they must still be, now that commands have run.
