@@ -6,8 +6,8 @@
  * The grammar is compiled by V8's baseline compiler only (`compileGrammar`): its lexer is one
  * function of 160 KB of wasm, which V8 would otherwise optimize on a background thread once it is
  * hot — 1 to 2 s of a CPU and about 30 MB of malloc memory at once (70 MB in all) that the process
- * keeps afterwards, landing on whatever call happens to run then. Parsing is as fast without it:
- * its time is spent in the runtime's code, which V8 still optimizes.
+ * keeps afterwards, landing on whatever call happens to run then. Parsing stays about as fast
+ * (within a few per cent): most of its time is spent in the runtime's code, which V8 still optimizes.
  */
 import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
