@@ -167,17 +167,19 @@ export const absentGitEntries = Effect.fn("ProtectedPaths.absentGitEntries")(fun
   const dotGit = path.join(resolved.root, ".git")
   const info = yield* fs.stat(dotGit).pipe(Effect.option)
   if (Option.isNone(info) || info.value.type !== "Directory") return []
-  const absent: Array<string> = []
-  for (const rel of resolved.relative) {
-    if (!rel.startsWith(".git/")) continue
-    const full = path.join(resolved.root, rel)
-    if (!(yield* fs.exists(full).pipe(Effect.orElseSucceed(() => true)))) {
-      // `exists` follows links: a dangling link counts as present (and stays, as it was).
-      const link = yield* fs.readLink(full).pipe(Effect.option)
-      if (Option.isNone(link)) absent.push(full)
-    }
-  }
-  return absent
+  // Each entry at once: this is on every sandboxed call's path.
+  const found = yield* Effect.forEach(
+    resolved.relative.filter((rel) => rel.startsWith(".git/")).map((rel) => path.join(resolved.root, rel)),
+    (full) =>
+      Effect.gen(function*() {
+        if (yield* fs.exists(full).pipe(Effect.orElseSucceed(() => true))) return undefined
+        // `exists` follows links: a dangling link counts as present (and stays, as it was).
+        const link = yield* fs.readLink(full).pipe(Effect.option)
+        return Option.isNone(link) ? full : undefined
+      }),
+    { concurrency: "unbounded" }
+  )
+  return found.filter((full): full is string => full !== undefined)
 })
 
 /** Removes those of `absent` (from `absentGitEntries`) that exist now; returns the removed ones. */

@@ -147,6 +147,12 @@ export interface Service {
    * `sandboxed` is this flag of the wrap that was spawned.
    */
   readonly wrap: (command: Command, policy: Policy) => Effect.Effect<Wrapped, SandboxError, Scope.Scope>
+  /**
+   * Optional: a command is about to be wrapped. Lets the sandbox begin slow kernel work its wrap
+   * will wait for while the caller still checks and plans the call; returns at once, never fails,
+   * and a wrap without it is just as confined.
+   */
+  readonly prepare?: Effect.Effect<void> | undefined
 }
 
 export interface NoneOptions {

@@ -36,10 +36,8 @@ const within = (parent: string, child: string) =>
 const realDirectories = Effect.fnUntraced(function*(untrusted: ReadonlyArray<string>) {
   const fs = yield* FileSystem.FileSystem
   const all = new Set(untrusted)
-  for (const dir of untrusted) {
-    const real = yield* fs.realPath(dir).pipe(Effect.option)
-    if (Option.isSome(real)) all.add(real.value)
-  }
+  const reals = yield* Effect.forEach(untrusted, (dir) => fs.realPath(dir).pipe(Effect.option), { concurrency: "unbounded" })
+  for (const real of reals) if (Option.isSome(real)) all.add(real.value)
   return [...all]
 })
 
@@ -50,12 +48,14 @@ const problem = Effect.fnUntraced(function*(file: string, untrusted: ReadonlyArr
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   if (!path.isAbsolute(file)) return "it is not an absolute path"
-  const real = yield* fs.realPath(file).pipe(Effect.option)
+  // At once, and the two stats after them at once: this runs before every spawn.
+  const [real, dirs] = yield* Effect.all([fs.realPath(file).pipe(Effect.option), realDirectories(untrusted)], { concurrency: 2 })
   if (Option.isNone(real)) return MISSING
-  const dirs = yield* realDirectories(untrusted)
   const inside = dirs.find((d) => within(d, file) || within(d, real.value))
   if (inside !== undefined) return `it lies in ${inside}, which sandboxed commands can write`
-  const info = yield* fs.stat(real.value).pipe(Effect.option)
+  const [info, parent] = yield* Effect.all([fs.stat(real.value).pipe(Effect.option), fs.stat(path.dirname(real.value)).pipe(Effect.option)], {
+    concurrency: 2
+  })
   if (Option.isNone(info) || info.value.type !== "File") return `${real.value} is not a regular file`
   if (path.sep === "\\") return undefined
   const mode = info.value.mode
@@ -66,7 +66,6 @@ const problem = Effect.fnUntraced(function*(file: string, untrusted: ReadonlyArr
   if (uid !== undefined && owner !== undefined && owner !== 0 && owner !== uid) {
     return `${real.value} is owned by user ${owner}, neither root nor the user running the agent`
   }
-  const parent = yield* fs.stat(path.dirname(real.value)).pipe(Effect.option)
   // A directory anyone may write (without the sticky bit) lets anyone replace the program.
   if (Option.isSome(parent) && (parent.value.mode & 0o002) !== 0 && (parent.value.mode & 0o1000) === 0) {
     return `its directory ${path.dirname(real.value)} is writable by everyone`

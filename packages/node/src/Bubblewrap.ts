@@ -111,6 +111,7 @@ const hardeningOf = Effect.fn("Bubblewrap.hardening")(function*(options: Options
     seccomp,
     secrets: yield* SandboxHardening.existingSecrets(),
     pids: pids._tag === "cgroup" ? pids.parent : undefined,
+    ownCgroup: pids._tag === "cgroup" ? pids.own : undefined,
     maxProcesses,
     tmpMaxBytes: options.tmpMaxBytes ?? SandboxLimits.DEFAULT_TMP_MAX_BYTES,
     unenforced
@@ -296,6 +297,18 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
         )
       )
   })
+  // The wait of the launcher's move into its call's cgroup, begun early (at `prepare`, else when
+  // the wrap starts); not waited for: it only has to begin before the launcher moves.
+  // One write at a time: a second one would only hold another thread of libuv's pool (which the
+  // wrap's checks use) for the same wait.
+  const ownCgroup = pids === undefined ? undefined : hardening.ownCgroup
+  let waiting = false
+  const prepare = ownCgroup === undefined ? Effect.void : Effect.suspend(() => {
+    if (waiting) return Effect.void
+    waiting = true
+    const write = SandboxLimits.startMigrationWait(fs, ownCgroup).pipe(Effect.ensuring(Effect.sync(() => waiting = false)))
+    return Effect.asVoid(Effect.forkDetach(write))
+  })
   const wrap = Effect.fn("Bubblewrap.wrap")(function*(command: Sandbox.Command, policy: Sandbox.Policy) {
     const untrusted = [policy.root, ...extraWritable]
     // bwrap (and nsenter) were trusted when the layer found them; they must still be, now that commands have run.
@@ -304,6 +317,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
         Effect.mapError((e) => new Sandbox.SandboxError({ reason: "setup", message: e.message })),
         platform
       )
+    yield* prepare
     const callNetwork = policy.network ?? network
     const hidden = policy.outside !== "writable"
     // The steps below do not depend on each other: they run at once.
@@ -370,7 +384,7 @@ export const make = Effect.fn("Bubblewrap.make")(function*(
       sandboxed: true
     } satisfies Sandbox.Wrapped
   })
-  return { status: Effect.succeed(status), wrap } satisfies Sandbox.Service
+  return { status: Effect.succeed(status), wrap, prepare } satisfies Sandbox.Service
 })
 
 /**
@@ -396,7 +410,8 @@ export const layer = (options: Options = {}): Layer.Layer<
       const resolved = yield* Effect.cached(resolve(options, mode).pipe(Effect.provideContext(services)))
       return {
         status: Effect.flatMap(resolved, (service) => service.status),
-        wrap: (command, policy) => Effect.flatMap(resolved, (service) => service.wrap(command, policy))
+        wrap: (command, policy) => Effect.flatMap(resolved, (service) => service.wrap(command, policy)),
+        prepare: Effect.flatMap(resolved, (service) => service.prepare ?? Effect.void)
       } satisfies Sandbox.Service
     })
   )

@@ -37,25 +37,40 @@ export const DEFAULT_TMP_MAX_BYTES = 512 * 1024 * 1024
  */
 export const MAX_SESSIONS = 64
 
-/** Where per-call pids cgroups go, or why there are none. */
-export type Pids = { readonly _tag: "cgroup"; readonly parent: string } | { readonly _tag: "none"; readonly reason: string }
+/**
+ * Where per-call pids cgroups go (and this process's own cgroup in that hierarchy: its
+ * `cgroup.procs`, see `startMigrationWait`), or why there are none.
+ */
+export type Pids =
+  | { readonly _tag: "cgroup"; readonly parent: string; readonly own: string }
+  | { readonly _tag: "none"; readonly reason: string }
 
 /** The cgroup v1 pids hierarchy and the cgroup v2 root, where Linux mounts them. */
 const V1 = "/sys/fs/cgroup/pids"
 const V2 = "/sys/fs/cgroup"
 
-/** The directories a pids cgroup could be made in, most specific first, from `/proc/self/cgroup`. */
-export const candidates = (selfCgroup: string): Array<string> => {
-  const out: Array<string> = []
+/**
+ * The directories a pids cgroup could be made in, most specific first, from `/proc/self/cgroup`,
+ * each with this process's own cgroup directory in the same hierarchy.
+ */
+export const candidateCgroups = (selfCgroup: string): Array<{ readonly parent: string; readonly own: string }> => {
+  const out: Array<{ readonly parent: string; readonly own: string }> = []
   for (const line of selfCgroup.split("\n")) {
     const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line.trim()) ?? []
     if (path === undefined || !path.startsWith("/")) continue
-    if (controllers!.split(",").includes("pids")) out.unshift(`${V1}${path === "/" ? "" : path}`)
-    // v2: a child of the root, or a sibling of this process's own (leaf) cgroup.
-    else if (controllers === "") out.push(path === "/" ? V2 : `${V2}${path.slice(0, path.lastIndexOf("/")) || ""}`)
+    if (controllers!.split(",").includes("pids")) {
+      const own = `${V1}${path === "/" ? "" : path}`
+      out.unshift({ parent: own, own })
+    } // v2: a child of the root, or a sibling of this process's own (leaf) cgroup.
+    else if (controllers === "") {
+      out.push({ parent: path === "/" ? V2 : `${V2}${path.slice(0, path.lastIndexOf("/")) || ""}`, own: `${V2}${path === "/" ? "" : path}` })
+    }
   }
   return out
 }
+
+/** The directories a pids cgroup could be made in, most specific first, from `/proc/self/cgroup`. */
+export const candidates = (selfCgroup: string): Array<string> => candidateCgroups(selfCgroup).map((c) => c.parent)
 
 /**
  * Removes an empty cgroup. A cgroup directory holds the kernel's control files, which cannot be
@@ -99,14 +114,14 @@ export const detectPids = Effect.fn("SandboxLimits.detectPids")(function*() {
   const path = yield* Path.Path
   const self = yield* fs.readFileString("/proc/self/cgroup").pipe(Effect.orElseSucceed(() => ""))
   const reasons: Array<string> = []
-  for (const parent of candidates(self)) {
+  for (const { own, parent } of candidateCgroups(self)) {
     const test = path.join(parent, `agent-tools-probe-${process.pid}-${++probes}`)
     const made = yield* fs.makeDirectory(test).pipe(
       Effect.andThen(fs.exists(path.join(test, "pids.max"))),
       Effect.ensuring(removeCgroup(test).pipe(Effect.ignore)),
       Effect.result
     )
-    if (made._tag === "Success" && made.success) return { _tag: "cgroup", parent } satisfies Pids
+    if (made._tag === "Success" && made.success) return { _tag: "cgroup", parent, own: path.join(own, "cgroup.procs") } satisfies Pids
     reasons.push(made._tag === "Failure" ? `${parent}: ${made.failure.message}` : `${parent}: no pids controller`)
   }
   return {
@@ -136,6 +151,21 @@ export const pidsCgroup = Effect.fn("SandboxLimits.pidsCgroup")(function*(parent
   yield* fs.writeFileString(path.join(dir, "pids.max"), `${max}\n`)
   return path.join(dir, "cgroup.procs")
 })
+
+/**
+ * Starts the wait a move into a cgroup pays, so that a call's own move finds it (mostly) over.
+ * Moving a process between cgroups (the wrapper shell writing its pid into its call's
+ * `cgroup.procs`) takes a lock that waits for an RCU grace period unless one has just passed:
+ * 10–15 ms on a small machine, the largest part of a sandboxed `echo`. The kernel takes that lock
+ * for any write of a pid to a `cgroup.procs` file, even one that moves nothing, and a writer that
+ * comes while the wait is under way shares it. So this writes this process's pid to its own
+ * cgroup's `cgroup.procs` (`Pids.own`: it stays where it is) at the start of a call's set-up, and
+ * the wait runs while the call checks its files, spawns and starts the shell. Best effort: a
+ * refused write costs nothing. (A `pids.max` write takes no cgroup lock, so the call's cap is not
+ * held up behind it.)
+ */
+export const startMigrationWait = (fs: FileSystem.FileSystem, own: string): Effect.Effect<void> =>
+  fs.writeFileString(own, `${process.pid}\n`).pipe(Effect.ignore)
 
 /**
  * Whether `name` (matching `pattern`, whose first group is a pid) was made by a process that no

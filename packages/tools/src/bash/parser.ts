@@ -2,8 +2,16 @@
  * tree-sitter-bash, loaded lazily: the wasm runtime and grammar load on the first parse, once per
  * process (the runtime is global in web-tree-sitter anyway), so building the layer costs nothing
  * and a CLI that never runs bash never pays for the wasm.
+ *
+ * The grammar is compiled by V8's baseline compiler only (`compileGrammar`): its lexer is one
+ * function of 160 KB of wasm, which V8 would otherwise optimize on a background thread once it is
+ * hot — 1 to 2 s of a CPU and about 30 MB of malloc memory at once (70 MB in all) that the process
+ * keeps afterwards, landing on whatever call happens to run then. Parsing stays about as fast
+ * (within a few per cent): most of its time is spent in the runtime's code, which V8 still optimizes.
  */
+import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
+import { setFlagsFromString } from "node:v8"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -22,6 +30,50 @@ export interface SyncParser {
   readonly withTree: <A>(source: string, f: (tree: Tree | null) => A) => A
 }
 
+/**
+ * V8's flags while the grammar compiles: every function compiled at once by the baseline compiler
+ * (Liftoff), none marked for later optimization. Which compiler a function gets, and whether its
+ * code counts its way to an optimization, is decided when it is compiled, from the flags in force
+ * then; so the grammar is compiled eagerly inside the window, and every later module (ours, the
+ * runtime's, the user's) gets V8's defaults back.
+ */
+const BASELINE_ONLY = ["--no-wasm-lazy-compilation", "--no-wasm-dynamic-tiering", "--no-wasm-tier-up"]
+/** V8's defaults for those flags (Node 20 and 22), restored right after. */
+const DEFAULTS = ["--wasm-lazy-compilation", "--wasm-dynamic-tiering", "--wasm-tier-up"]
+/** Command-line flags that mean the user chose how wasm compiles (or froze the flags): then none is touched. */
+const USER_CHOICE = /--(no-)?(wasm-lazy-compilation|wasm-dynamic-tiering|wasm-tier-up|liftoff|liftoff-only|freeze-flags-after-init)\b/
+
+/** A compiled module, as `Language.loadSync` takes it. */
+type GrammarModule = Parameters<typeof Language.loadSync>[0]
+/** The part of the WebAssembly API used here (the package is typed without DOM or Node globals). */
+interface WasmHost {
+  readonly WebAssembly?: { readonly Module: new(bytes: Uint8Array) => GrammarModule }
+}
+
+/**
+ * The grammar's module, compiled by the baseline compiler only; undefined where the flags cannot
+ * be set (not V8, or the user set them: then their choice stands and the grammar loads as usual).
+ * Synchronous, so that no other code of this thread compiles wasm while the flags are changed.
+ */
+export const compileGrammar = (
+  bytes: Uint8Array,
+  commandLine: ReadonlyArray<string> = [...process.execArgv, process.env["NODE_OPTIONS"] ?? ""]
+): GrammarModule | undefined => {
+  const wasm = (globalThis as WasmHost).WebAssembly
+  const chosen = commandLine.some((arg) => USER_CHOICE.test(arg))
+  if (chosen || wasm === undefined || process.versions.v8 === undefined) return undefined
+  try {
+    setFlagsFromString(BASELINE_ONLY.join(" "))
+  } catch {
+    return undefined
+  }
+  try {
+    return new wasm.Module(bytes)
+  } finally {
+    setFlagsFromString(DEFAULTS.join(" "))
+  }
+}
+
 let loading: Promise<{ readonly Parser: typeof Parser; readonly language: Language }> | undefined
 
 // Resolved from this file, so pnpm's symlinked node_modules and `dist` builds both find the wasm.
@@ -32,7 +84,9 @@ const loadOnce = () =>
     const runtime = require.resolve("web-tree-sitter/web-tree-sitter.wasm")
     await ts.Parser.init({ locateFile: () => runtime })
     // tree-sitter-bash has no "exports" map, so the subpath resolves directly.
-    const language = await ts.Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"))
+    const bytes = await readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"))
+    const compiled = compileGrammar(bytes)
+    const language = compiled === undefined ? await ts.Language.load(bytes) : ts.Language.loadSync(compiled)
     return { Parser: ts.Parser, language }
   })().catch((cause: unknown) => {
     loading = undefined // a later call may retry (e.g. after the package is installed)

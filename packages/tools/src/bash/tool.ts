@@ -151,6 +151,7 @@ export const BashTool = Tool.define(
       const given = state !== undefined && "planned" in state ? state : undefined
       if (Result.isFailure(shell)) return yield* fail("unavailable", shell.failure.message, shell.failure)
       yield* refused
+      if (sandbox.prepare !== undefined) yield* sandbox.prepare
       yield* checkShell(shell.success.path)
       if (args.run_in_background === true) yield* checkAvailable(jobs, terminal, { tty: args.tty === true })
       const { cwd, planned } = given ?? (yield* analysePlan(args))

@@ -244,6 +244,20 @@ describe("bash tool: results", () => {
       assert.strictEqual(result.metadata.sandboxReason, "the sandbox did not wrap this command")
     }))
 
+  live("the sandbox is told a command is coming before the call's checks, and wraps it after", {}, () =>
+    Effect.gen(function*() {
+      const sandbox = RecordingSandbox.make()
+      const events: Array<string> = []
+      const told = {
+        ...sandbox.service,
+        prepare: Effect.sync(() => void events.push("prepare")),
+        wrap: (command: Sandbox.Command, policy: Sandbox.Policy) => Effect.andThen(Effect.sync(() => void events.push("wrap")), sandbox.service.wrap(command, policy))
+      }
+      const { result } = yield* call(args("echo hi")).pipe(Effect.provideService(Sandbox.Sandbox, told))
+      assert.strictEqual(result.output, "hi\n")
+      assert.deepStrictEqual(events, ["prepare", "wrap"])
+    }))
+
   live("under the network proxy, a call of local programs only gets its own network without the proxy", {}, () =>
     Effect.gen(function*() {
       const sandbox = RecordingSandbox.make({ sandboxed: true, backend: "recording sandbox", network: "proxy", readable: [], writable: [] })
