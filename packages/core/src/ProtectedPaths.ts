@@ -123,7 +123,11 @@ export const resolve = Effect.fn("ProtectedPaths.resolve")(function*(root: strin
     // husky's `_` directory holds stubs that run the scripts of its parent directory.
     if (path.basename(dir) === "_") add(path.dirname(dir))
   }
-  const reals = yield* Effect.forEach(relative, (rel) => fs.realPath(path.join(root, rel)).pipe(Effect.option), { concurrency: "unbounded" })
+  // Without a `.git` directory nothing under `.git/` exists: those entries are not looked up (each
+  // lookup would fail, on every call in a workspace that is not a git checkout).
+  const gitDirectory = Option.isSome(gitInfo) && gitInfo.value.type === "Directory"
+  const present = gitDirectory ? [...relative] : [...relative].filter((rel) => !rel.startsWith(".git/"))
+  const reals = yield* Effect.forEach(present, (rel) => fs.realPath(path.join(root, rel)).pipe(Effect.option), { concurrency: "unbounded" })
   const existing = new Set<string>()
   for (const real of reals) {
     if (Option.isSome(real) && within(root, real.value) && real.value !== root) existing.add(real.value)

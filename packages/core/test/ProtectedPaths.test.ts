@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, FileSystem, Layer } from "effect"
 import * as ProtectedPaths from "../src/ProtectedPaths.ts"
 
 describe("ProtectedPaths.hooksPath", () => {
@@ -41,4 +41,37 @@ describe("ProtectedPaths.resolve", () => {
         rmSync(ws, { recursive: true, force: true })
       }
     }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.effect("looks nothing up under .git/ when .git is not a directory, and follows a .git symlink to one", () =>
+    Effect.gen(function*() {
+      const ws = realpathSync(mkdtempSync(join(tmpdir(), "protected-")))
+      const asked: Array<string> = []
+      const recording = Layer.effect(
+        FileSystem.FileSystem,
+        Effect.gen(function*() {
+          const fs = yield* FileSystem.FileSystem
+          return { ...fs, realPath: (p: string) => (asked.push(p), fs.realPath(p)) }
+        })
+      )
+      const resolve = ProtectedPaths.resolve(ws).pipe(Effect.provide(recording), Effect.provide(NodeServices.layer))
+      try {
+        const plain = yield* resolve
+        assert.deepStrictEqual(asked.sort(), [join(ws, ".agent-tools"), join(ws, "agent-tools.json")])
+        assert.deepStrictEqual(plain.existing, [])
+        assert.isTrue(ProtectedPaths.covers(plain, join(ws, ".git", "config")))
+        // A .git file (a worktree checkout) has no entries under it either, and is itself protected.
+        writeFileSync(join(ws, ".git"), "gitdir: /elsewhere\n")
+        asked.length = 0
+        const worktree = yield* resolve
+        assert.deepStrictEqual(asked.sort(), [join(ws, ".agent-tools"), join(ws, ".git"), join(ws, "agent-tools.json")])
+        assert.deepStrictEqual(worktree.existing, [join(ws, ".git")])
+        rmSync(join(ws, ".git"))
+        mkdirSync(join(ws, "real-git", "hooks"), { recursive: true })
+        symlinkSync("real-git", join(ws, ".git"))
+        const linked = yield* resolve
+        assert.deepStrictEqual(linked.existing, [join(ws, "real-git", "hooks")])
+      } finally {
+        rmSync(ws, { recursive: true, force: true })
+      }
+    }))
 })
