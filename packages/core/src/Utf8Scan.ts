@@ -424,7 +424,7 @@ let encoderModule: object | null | undefined
  */
 export const encoder16 = (): Encoder16 | undefined => {
   const wasm = (globalThis as WasmHost).WebAssembly
-  const NodeBuffer = (globalThis as Ucs2Host).Buffer
+  const NodeBuffer = (globalThis as unknown as Ucs2Host).Buffer
   if (wasm === undefined || NodeBuffer === undefined || encoderModule === null) return undefined
   try {
     encoderModule ??= new wasm.Module(encoderModuleBytes())
