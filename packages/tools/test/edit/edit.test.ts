@@ -248,7 +248,10 @@ describe("one file transaction", () => {
           readFile: (p) => (p === "/ws/a.txt" && counts.readFile++, fs.readFile(p)),
           open: (p, options) =>
             p === "/ws/a.txt"
-              ? (counts.open++, order.push("open"), Effect.tap(fs.open(p, options), () => Effect.addFinalizer(() => Effect.sync(() => order.push("close")))))
+              ? (counts.open++, order.push(`open ${counts.open}`), Effect.tap(fs.open(p, options), () => {
+                const n = counts.open
+                return Effect.addFinalizer(() => Effect.sync(() => order.push(`close ${n}`)))
+              }))
               : (p.startsWith("/ws/.a.txt.") && counts.created++, fs.open(p, options)),
           writeFile: (p, data, options) => (p.startsWith("/ws/.a.txt.") && counts.created++, fs.writeFile(p, data, options)),
           rename: (from, to) => (to === "/ws/a.txt" && (counts.rename++, order.push("rename")), fs.rename(from, to))
@@ -258,19 +261,25 @@ describe("one file transaction", () => {
   }
 
   // created: the temp file, and the advisory lock file other processes' writers wait on.
-  // The first open and close are the plan's read (the diff the prompt shows, before any lock); the
+  // The first open is the plan's read (the diff the prompt shows, before any lock); the
   // transaction reads again under the lock, as the bytes it writes over must be those it checked.
   it.effect("the file read stays open until the rename has replaced it (the old file is freed at that close), then closes", () => {
-    const { order, layer } = counted()
+    const { counts, order, layer } = counted()
     return Effect.gen(function*() {
       yield* call("read", { filePath: "a.txt" })
+      counts.open = 0
       yield* call("edit", { filePath: "a.txt", oldString: "one", newString: "1" })
-      // The close is not waited for: it happens once the call's fiber lets it run.
+      // The closes are not waited for: they happen once the call's fiber lets them run.
       for (let i = 0; i < 10 && order.length < 5; i++) yield* Effect.yieldNow
-      assert.deepStrictEqual(order, ["open", "close", "open", "rename", "close"])
+      assert.deepStrictEqual(order.slice(0, 3), ["open 1", "open 2", "rename"])
+      assert.deepStrictEqual(order.slice(3).sort(), ["close 1", "close 2"])
       order.length = 0
+      counts.open = 0
       yield* callError("edit", { filePath: "a.txt", oldString: "absent", newString: "x" })
-      assert.deepStrictEqual(order, ["open", "close", "open", "close"]) // a failed change: closed before the call ends
+      // A failed change: the read under the lock is closed before the call ends, the plan's soon after.
+      assert.deepStrictEqual(order.filter((s) => s !== "close 1"), ["open 1", "open 2", "close 2"])
+      for (let i = 0; i < 10 && order.length < 4; i++) yield* Effect.yieldNow
+      assert.include(order, "close 1")
     }).pipe(Effect.provide(layer))
   })
 

@@ -350,6 +350,22 @@ export interface Planned<A> {
 }
 
 /**
+ * Runs `effect` in a scope of its own; where the platform allows renaming over an open file (not
+ * Windows), a success does not wait for the scope to close (the plan's read is closed in the
+ * background: a round trip fewer before the prompt).
+ */
+const closedAfter = <A, E, R>(effect: Effect.Effect<A, E, R | Scope.Scope>): Effect.Effect<A, E, Exclude<R, Scope.Scope> | Path.Path> =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    if (path.sep !== "/") return yield* Effect.scoped(effect)
+    const scope = yield* Scope.make()
+    return yield* effect.pipe(
+      Scope.provide(scope),
+      Effect.onExit((exit) => exit._tag === "Success" ? Effect.asVoid(Effect.forkDetach(Scope.close(scope, exit))) : Scope.close(scope, exit))
+    )
+  })
+
+/**
  * The plan of a file change: `editTarget`, then (without a lock, and without the freshness check,
  * which the transaction makes) the file read and `change` made on it, for the diff the prompt
  * shows. A change that fails here is left to the run, which reports it after the prompt as before.
@@ -395,7 +411,7 @@ export const planChange = <A, R>(
       return Result.isSuccess(outcome)
         ? { entry, bytes: read?.bytes, changed: outcome.success, failure: undefined } satisfies Worked<A>
         : { entry, bytes: read?.bytes, changed: undefined, failure: outcome.failure } satisfies Worked<A>
-    }).pipe(Effect.scoped, Effect.orElseSucceed(() => undefined))], { concurrency: 2 })
+    }).pipe(closedAfter, Effect.orElseSucceed(() => undefined))], { concurrency: 2 })
     const diff = worked?.changed?.diff
     const requests = diff === undefined ? requested : requested.map((request) =>
       request.permission === "edit"
