@@ -109,9 +109,10 @@ export const resolve = Effect.fn("ProtectedPaths.resolve")(function*(root: strin
   for (const rel of [...DEFAULTS, ...configured]) add(path.resolve(root, rel))
   const dotGit = path.join(root, ".git")
   // The file-system steps run at once: this is on every sandboxed call's path.
-  const [gitInfo, config] = yield* Effect.all([
+  const [gitInfo, config, listed] = yield* Effect.all([
     fs.stat(dotGit).pipe(Effect.option),
-    fs.readFileString(path.join(dotGit, "config")).pipe(Effect.option)
+    fs.readFileString(path.join(dotGit, "config")).pipe(Effect.option),
+    fs.readDirectory(root).pipe(Effect.map((names) => new Set(names.map((name) => name.toLowerCase()))), Effect.option)
   ], { concurrency: "unbounded" })
   // A `.git` file (a worktree or submodule checkout) names the git directory: rewritten, it points git elsewhere.
   if (Option.isSome(gitInfo) && gitInfo.value.type === "File") add(dotGit)
@@ -123,10 +124,15 @@ export const resolve = Effect.fn("ProtectedPaths.resolve")(function*(root: strin
     // husky's `_` directory holds stubs that run the scripts of its parent directory.
     if (path.basename(dir) === "_") add(path.dirname(dir))
   }
-  // Without a `.git` directory nothing under `.git/` exists: those entries are not looked up (each
-  // lookup would fail, on every call in a workspace that is not a git checkout).
+  // Entries that cannot exist are not looked up (each lookup would fail, with an error made, on
+  // every file change): those whose first component the root does not list (compared
+  // case-insensitively, so a case-insensitive file system's other spelling still counts), and
+  // those under `.git/` when `.git` is not a directory.
   const gitDirectory = Option.isSome(gitInfo) && gitInfo.value.type === "Directory"
-  const present = gitDirectory ? [...relative] : [...relative].filter((rel) => !rel.startsWith(".git/"))
+  const present = [...relative].filter((rel) =>
+    (gitDirectory || !rel.startsWith(".git/")) &&
+    (Option.isNone(listed) || listed.value.has(rel.split("/")[0]!.toLowerCase()))
+  )
   const reals = yield* Effect.forEach(present, (rel) => fs.realPath(path.join(root, rel)).pipe(Effect.option), { concurrency: "unbounded" })
   const existing = new Set<string>()
   for (const real of reals) {

@@ -42,7 +42,7 @@ describe("ProtectedPaths.resolve", () => {
       }
     }).pipe(Effect.provide(NodeServices.layer)))
 
-  it.effect("looks nothing up under .git/ when .git is not a directory, and follows a .git symlink to one", () =>
+  it.effect("looks up only entries the root lists, nothing under .git/ unless .git is a directory (a symlink to one counts)", () =>
     Effect.gen(function*() {
       const ws = realpathSync(mkdtempSync(join(tmpdir(), "protected-")))
       const asked: Array<string> = []
@@ -56,20 +56,25 @@ describe("ProtectedPaths.resolve", () => {
       const resolve = ProtectedPaths.resolve(ws).pipe(Effect.provide(recording), Effect.provide(NodeServices.layer))
       try {
         const plain = yield* resolve
-        assert.deepStrictEqual(asked.sort(), [join(ws, ".agent-tools"), join(ws, "agent-tools.json")])
+        assert.deepStrictEqual(asked, [])
         assert.deepStrictEqual(plain.existing, [])
         assert.isTrue(ProtectedPaths.covers(plain, join(ws, ".git", "config")))
         // A .git file (a worktree checkout) has no entries under it either, and is itself protected.
         writeFileSync(join(ws, ".git"), "gitdir: /elsewhere\n")
         asked.length = 0
         const worktree = yield* resolve
-        assert.deepStrictEqual(asked.sort(), [join(ws, ".agent-tools"), join(ws, ".git"), join(ws, "agent-tools.json")])
+        assert.deepStrictEqual(asked, [join(ws, ".git")])
         assert.deepStrictEqual(worktree.existing, [join(ws, ".git")])
         rmSync(join(ws, ".git"))
         mkdirSync(join(ws, "real-git", "hooks"), { recursive: true })
         symlinkSync("real-git", join(ws, ".git"))
         const linked = yield* resolve
         assert.deepStrictEqual(linked.existing, [join(ws, "real-git", "hooks")])
+        // Listed in another case: still looked up (a case-insensitive file system finds it).
+        writeFileSync(join(ws, "Agent-Tools.json"), "{}")
+        asked.length = 0
+        yield* resolve
+        assert.include(asked, join(ws, "agent-tools.json"))
       } finally {
         rmSync(ws, { recursive: true, force: true })
       }
