@@ -68,8 +68,11 @@ describe("ProtectedPaths.resolve", () => {
         rmSync(join(ws, ".git"))
         mkdirSync(join(ws, "real-git", "hooks"), { recursive: true })
         symlinkSync("real-git", join(ws, ".git"))
+        asked.length = 0
         const linked = yield* resolve
         assert.deepStrictEqual(linked.existing, [join(ws, "real-git", "hooks")])
+        // Of the entries under .git/, only what .git lists (hooks here) is looked up.
+        assert.deepStrictEqual(asked, [join(ws, ".git", "hooks")])
         // Listed in another case: still looked up (a case-insensitive file system finds it).
         writeFileSync(join(ws, "Agent-Tools.json"), "{}")
         asked.length = 0
