@@ -15,7 +15,9 @@
  * First, the latency table: a 100 MB output through `Truncate.output` (string) and
  * `Truncate.outputBytes` (bytes): when the preview is back, against opencode's split + walk of the
  * same text run right before it, and when the spill (written in the background) is complete,
- * against `cat input > file` of the same bytes run right before it; medians of the per-run ratios
+ * against `cat input > file` of the same bytes run right before it (each of those writes, the
+ * anchor's and ours alike, starts after a `sync`: the dirty pages the previous write left would
+ * otherwise be flushed in the middle of the next one, which made a row 0.8× or 6× at random); medians of the per-run ratios
  * over `--latency-runs` (5) runs, each with its load and the CPU share other processes took, and
  * the CPU time of the preview and of opencode's algorithm.
  *
@@ -157,7 +159,12 @@ const program = Effect.gen(function*() {
     fresh.indexOf("\u0000") // flattens it before the clock starts
     return fresh
   }
+  // Every measured write starts with no dirty pages left by the one before (the anchor's or ours):
+  // otherwise the kernel's writeback of 100 MB, or the journal commit that waits for it, lands in
+  // the middle of whichever write comes next.
+  const settle = () => spawnSync("sync")
   const catOnce = () => {
+    settle()
     const out = join(dir, "cat.out")
     const t = performance.now()
     spawnSync("/bin/sh", ["-c", `cat '${input}' > '${out}'`])
@@ -184,6 +191,7 @@ const program = Effect.gen(function*() {
       fresh = freshText(`ours ${i}`)
       gc()
       const cat = catOnce()
+      settle()
       c0 = cpu()
       t = performance.now()
       const r1 = await run(truncate.output(fresh))
@@ -194,6 +202,7 @@ const program = Effect.gen(function*() {
       drop(r1.outputPath)
       gc()
       const cat2 = catOnce()
+      settle()
       t = performance.now()
       const r2 = await run(truncate.outputBytes!(latencyBytes))
       const bytesPreview = performance.now() - t
@@ -320,7 +329,11 @@ const notes = `
   (ours: one writeFile to a temp name + rename up to 8 MiB, 1 MiB slices above; opencode: one
   writeFile) and the two are close, within the noise of a shared machine (see the load average).
 - At 100 MB ours skips \`split("\\n")\` (780k strings) and the full-size encode of the spill: the
-  spill is encoded in 1 MiB slices, so the extra heap is the slice buffer, not a copy of the input.
+  spill is encoded in 1 MiB slices (by a WebAssembly SIMD encoder, 16 ASCII units a step: \`TextEncoder\`
+  on a two-byte string is slower than the disk), so the extra heap is the slice buffers, not a copy of
+  the input.
+- Every measured write (\`cat\` and ours) starts after a \`sync\`: the dirty pages of the write before
+  would otherwise be written back, or waited for by a journal commit, in the middle of the next one.
   The end-to-end time is then bounded by writing 100 MB to disk, which is why the speed-up is far
   from 10×; the CPU part alone (measure + window + render) is the second table.
 - \`stream()\` keeps a prefix, a rolling suffix and counts: its extra heap stays under 1 MiB at any

@@ -109,9 +109,14 @@ export const resolve = Effect.fn("ProtectedPaths.resolve")(function*(root: strin
   for (const rel of [...DEFAULTS, ...configured]) add(path.resolve(root, rel))
   const dotGit = path.join(root, ".git")
   // The file-system steps run at once: this is on every sandboxed call's path.
-  const [gitInfo, config] = yield* Effect.all([
+  // A directory's names, lower-cased: a case-insensitive file system's other spelling still counts.
+  const listing = (dir: string) =>
+    fs.readDirectory(dir).pipe(Effect.map((names) => new Set(names.map((name) => name.toLowerCase()))), Effect.option)
+  const [gitInfo, config, listed, gitListed] = yield* Effect.all([
     fs.stat(dotGit).pipe(Effect.option),
-    fs.readFileString(path.join(dotGit, "config")).pipe(Effect.option)
+    fs.readFileString(path.join(dotGit, "config")).pipe(Effect.option),
+    listing(root),
+    listing(dotGit)
   ], { concurrency: "unbounded" })
   // A `.git` file (a worktree or submodule checkout) names the git directory: rewritten, it points git elsewhere.
   if (Option.isSome(gitInfo) && gitInfo.value.type === "File") add(dotGit)
@@ -123,7 +128,18 @@ export const resolve = Effect.fn("ProtectedPaths.resolve")(function*(root: strin
     // husky's `_` directory holds stubs that run the scripts of its parent directory.
     if (path.basename(dir) === "_") add(path.dirname(dir))
   }
-  const reals = yield* Effect.forEach(relative, (rel) => fs.realPath(path.join(root, rel)).pipe(Effect.option), { concurrency: "unbounded" })
+  // Entries that cannot exist are not looked up (each lookup would fail, with an error made, on
+  // every file change): those whose first component the root does not list, and those under
+  // `.git/` when `.git` is not a directory or does not list their next component.
+  const gitDirectory = Option.isSome(gitInfo) && gitInfo.value.type === "Directory"
+  const listedIn = (names: Option.Option<Set<string>>, name: string | undefined) =>
+    Option.isNone(names) || name === undefined || names.value.has(name.toLowerCase())
+  const present = [...relative].filter((rel) => {
+    const parts = rel.split("/")
+    if (!listedIn(listed, parts[0])) return false
+    return !rel.startsWith(".git/") || (gitDirectory && listedIn(gitListed, parts[1]))
+  })
+  const reals = yield* Effect.forEach(present, (rel) => fs.realPath(path.join(root, rel)).pipe(Effect.option), { concurrency: "unbounded" })
   const existing = new Set<string>()
   for (const real of reals) {
     if (Option.isSome(real) && within(root, real.value) && real.value !== root) existing.add(real.value)

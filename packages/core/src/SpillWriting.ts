@@ -10,6 +10,7 @@ import type * as Scope from "effect/Scope"
 import type { SpillError, SpillWriter } from "./SpillStorage.ts"
 import * as Bytes from "./Bytes.ts"
 import * as Utf8 from "./Utf8.ts"
+import { encoder16 } from "./Utf8Scan.ts"
 
 export const PREFIX = "tool_"
 export const HOUR_MS = 60 * 60 * 1000
@@ -93,6 +94,13 @@ export const makeCap = (maxBytes: number) => {
   }
 }
 
+/** Where a slice of at most `units` from `i` ends: never between the halves of a surrogate pair (each alone encodes as U+FFFD). */
+const sliceEnd = (content: string, i: number, units: number): number => {
+  const end = Math.min(content.length, i + units)
+  const last = content.charCodeAt(end - 1)
+  return end < content.length && last >= 0xd800 && last <= 0xdbff ? end - 1 : end
+}
+
 /**
  * Yields `content` as UTF-8 chunks of bounded size, never splitting a surrogate pair. Strings are
  * encoded into two reused buffers in turn: a chunk stays valid until the next but one is pulled,
@@ -103,6 +111,17 @@ export function* utf8Chunks(content: string | Uint8Array): Generator<Uint8Array>
     yield content
     return
   }
+  // Above one slice, the WebAssembly encoder where there is one: `TextEncoder` on a two-byte
+  // string (any text with a non-ASCII line) is slower than writing the bytes to disk.
+  const fast = content.length > SLICE ? encoder16() : undefined
+  if (fast !== undefined) {
+    for (let i = 0; i < content.length;) {
+      const end = sliceEnd(content, i, fast.units)
+      yield fast.encode(content.slice(i, end))
+      i = end
+    }
+    return
+  }
   const encoder = new TextEncoder()
   // A slice of SLICE units takes at most 3 bytes per unit; a shorter text needs only its own size
   // (bounded by its length: measuring it exactly would be a pass over the whole text).
@@ -110,10 +129,7 @@ export function* utf8Chunks(content: string | Uint8Array): Generator<Uint8Array>
   const buffers = [new Uint8Array(size), content.length > SLICE ? new Uint8Array(size) : undefined]
   let turn = 0
   for (let i = 0; i < content.length;) {
-    let end = Math.min(content.length, i + SLICE)
-    // A slice must not end between the halves of a surrogate pair: each half alone encodes as U+FFFD.
-    const last = content.charCodeAt(end - 1)
-    if (end < content.length && last >= 0xd800 && last <= 0xdbff) end--
+    const end = sliceEnd(content, i, SLICE)
     const buffer = buffers[turn]!
     turn = buffers[1] === undefined ? 0 : 1 - turn
     const { written } = encoder.encodeInto(content.slice(i, end), buffer)

@@ -322,8 +322,17 @@ const save = ({ spill }: State, content: string | Uint8Array) =>
       : spill.write(content)
   )
 
-const truncated = Effect.fn("Truncate.output")(function*(state: State, text: string, m: LineWindow.Measure, lim: Limits, options?: Options) {
+const truncated = Effect.fn("Truncate.output")(function*(
+  state: State,
+  text: string,
+  measured: LineWindow.Measure | undefined,
+  lim: Limits,
+  options?: Options
+) {
   const spilled = yield* save(state, text)
+  // Measured after the spill is started when it was not needed to decide: the spill's first
+  // round trips to the disk then overlap the measure.
+  const m = measured ?? LineWindow.measure(text)
   const chosen = strategy(state, options)
   return yield* finish(state, spilled, m, options, (notice) =>
     Effect.try({
@@ -339,8 +348,17 @@ const truncated = Effect.fn("Truncate.output")(function*(state: State, text: str
     ))
 })
 
+/** Texts at least this long are checked against the byte budget before they are measured. */
+const LONG = 1 << 20
+
 // Most outputs fit: answer those without a span or a generator (this runs on every tool call).
 const output = (state: State, text: string, options?: Options): Effect.Effect<Result> => {
+  // More UTF-16 units than the byte budget (and its final newline) is truncated whatever the
+  // measure says: a unit is at least one byte of UTF-8.
+  if (text.length > LONG && !disabled(state, options)) {
+    const lim = limits(state, options)
+    if (text.length - 1 > lim.maxBytes) return truncated(state, text, undefined, lim, options)
+  }
   const m = LineWindow.measure(text)
   if (disabled(state, options)) return Effect.as(skip(state, options), whole(text, m))
   const lim = limits(state, options)

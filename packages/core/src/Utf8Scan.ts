@@ -58,8 +58,10 @@ const op = {
   set: (i: number) => [0x21, ...u32(i)],
   tee: (i: number) => [0x22, ...u32(i)],
   load8u: [0x2d, 0, 0],
+  else: [0x05],
   load16u: [0x2f, 1, 0],
   store: (offset: number) => [0x36, 2, ...u32(offset)],
+  store8: (offset: number) => [0x3a, 0, ...u32(offset)],
   const: (n: number) => [0x41, ...s32(n)],
   eqz: [0x45],
   eq: [0x46],
@@ -69,10 +71,13 @@ const op = {
   add: [0x6a],
   sub: [0x6b],
   and: [0x71],
+  or: [0x72],
   shl: [0x74],
   shrU: [0x76],
   // SIMD: 0xfd and the instruction's number in LEB128.
   v128Load: [0xfd, ...u32(0x00), 0, 0],
+  v128LoadAt: (offset: number) => [0xfd, ...u32(0x00), 0, ...u32(offset)],
+  v128Store: [0xfd, ...u32(0x0b), 0, 0],
   i8x16Splat: [0xfd, ...u32(0x0f)],
   i16x8Splat: [0xfd, ...u32(0x10)],
   i32x4Lane: (lane: number) => [0xfd, ...u32(0x1b), lane],
@@ -82,6 +87,7 @@ const op = {
   v128And: [0xfd, ...u32(0x4e)],
   v128Or: [0xfd, ...u32(0x50)],
   v128AnyTrue: [0xfd, ...u32(0x53)],
+  i8x16NarrowU: [0xfd, ...u32(0x66)],
   i8x16Sub: [0xfd, ...u32(0x71)],
   i16x8PairsU8: [0xfd, ...u32(0x7d)],
   i32x4PairsU16: [0xfd, ...u32(0x7f)],
@@ -227,6 +233,89 @@ const measure16Body = (() => {
   return [...vec([[8, I32], [11, V128]]), ...code]
 })()
 
+/**
+ * `encode16(src, units, dst) -> bytes`: UTF-16 units (little-endian, at `src`) encoded as UTF-8
+ * at `dst`, exactly as `TextEncoder` encodes them (a lone surrogate is U+FFFD). Runs of 16 ASCII
+ * units are narrowed to 16 bytes a step; any other unit is encoded on its own, so text with a few
+ * non-ASCII lines costs little more than ASCII. Returns the bytes written.
+ */
+const encode16Body = (() => {
+  // params 0 src, 1 units, 2 dst; i32 locals 3 end, 4 out, 5 u, 6 next; v128 locals 7 a, 8 b, 9 kFF80
+  const [src, units, dst, end, out, u, next, a, b, kFF80] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+  // out[offset] = (u >> shift & mask) | lead, for the bytes of one character
+  const put = (offset: number, shift: number, mask: number | undefined, lead: number) => [
+    ...op.get(out), ...op.get(u),
+    ...(shift > 0 ? [...op.const(shift), ...op.shrU] : []),
+    ...(mask !== undefined ? [...op.const(mask), ...op.and] : []),
+    ...op.const(lead), ...op.or, ...op.store8(offset)
+  ]
+  const advance = (local: number, n: number) => [...op.get(local), ...op.const(n), ...op.add, ...op.set(local)]
+  const code = [
+    ...op.get(dst), ...op.set(out),
+    ...op.get(src), ...op.get(units), ...op.const(1), ...op.shl, ...op.add, ...op.set(end),
+    ...op.const(0xff80), ...op.i16x8Splat, ...op.set(kFF80),
+    ...op.block,
+    ...op.loop,
+    // 16 units at once when none is above 0x7f
+    ...op.get(end), ...op.get(src), ...op.sub, ...op.const(32), ...op.geU,
+    ...op.if,
+    ...op.get(src), ...op.v128Load, ...op.set(a),
+    ...op.get(src), ...op.v128LoadAt(16), ...op.set(b),
+    ...op.get(a), ...op.get(b), ...op.v128Or, ...op.get(kFF80), ...op.v128And, ...op.v128AnyTrue, ...op.eqz,
+    ...op.if,
+    ...op.get(out), ...op.get(a), ...op.get(b), ...op.i8x16NarrowU, ...op.v128Store,
+    ...advance(src, 32), ...advance(out, 16),
+    ...op.br(2),
+    ...op.end,
+    ...op.end,
+    // one unit
+    ...op.get(src), ...op.get(end), ...op.geU, ...op.brIf(1),
+    ...op.get(src), ...op.load16u, ...op.set(u),
+    ...advance(src, 2),
+    ...op.get(u), ...op.const(0x80), ...op.ltU,
+    ...op.if,
+    ...op.get(out), ...op.get(u), ...op.store8(0),
+    ...advance(out, 1),
+    ...op.br(1),
+    ...op.end,
+    ...op.get(u), ...op.const(0x800), ...op.ltU,
+    ...op.if,
+    ...put(0, 6, undefined, 0xc0), ...put(1, 0, 0x3f, 0x80),
+    ...advance(out, 2),
+    ...op.br(1),
+    ...op.end,
+    ...op.get(u), ...op.const(0xf800), ...op.and, ...op.const(0xd800), ...op.eq,
+    ...op.if,
+    // a high surrogate followed by a low one: one code point, 4 bytes; any other surrogate is U+FFFD
+    ...op.get(u), ...op.const(0xdc00), ...op.ltU,
+    ...op.if,
+    ...op.get(src), ...op.get(end), ...op.ltU,
+    ...op.if,
+    ...op.get(src), ...op.load16u, ...op.set(next),
+    ...op.get(next), ...op.const(0xfc00), ...op.and, ...op.const(0xdc00), ...op.eq,
+    ...op.if,
+    ...op.get(u), ...op.const(0xd800), ...op.sub, ...op.const(10), ...op.shl,
+    ...op.get(next), ...op.const(0xdc00), ...op.sub, ...op.add, ...op.const(0x10000), ...op.add, ...op.set(u),
+    ...advance(src, 2),
+    ...put(0, 18, undefined, 0xf0), ...put(1, 12, 0x3f, 0x80), ...put(2, 6, 0x3f, 0x80), ...put(3, 0, 0x3f, 0x80),
+    ...advance(out, 4),
+    ...op.br(4),
+    ...op.end,
+    ...op.end,
+    ...op.end,
+    ...op.const(0xfffd), ...op.set(u),
+    ...op.end,
+    ...put(0, 12, undefined, 0xe0), ...put(1, 6, 0x3f, 0x80), ...put(2, 0, 0x3f, 0x80),
+    ...advance(out, 3),
+    ...op.br(0),
+    ...op.end,
+    ...op.end,
+    ...op.get(out), ...op.get(dst), ...op.sub,
+    ...op.end
+  ]
+  return [...vec([[4, I32], [3, V128]]), ...code]
+})()
+
 const name = (s: string) => [...u32(s.length), ...Array.from(s, (c) => c.charCodeAt(0))]
 
 const moduleBytes = (): Uint8Array =>
@@ -287,4 +376,72 @@ export const scanner = (): Scanner | undefined => {
     instance = null
   }
   return instance ?? undefined
+}
+
+/** The encoder's memory: UTF-16 units in, then two UTF-8 areas used in turn. */
+const ENCODE_UNITS = 1 << 20
+const ENCODE_IN = 0
+const ENCODE_OUT = ENCODE_UNITS * 2
+const ENCODE_OUT_BYTES = ENCODE_UNITS * 3
+const ENCODE_PAGES = (ENCODE_OUT + 2 * ENCODE_OUT_BYTES) / 65536
+
+const encoderModuleBytes = (): Uint8Array =>
+  new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vec([[0x60, 3, I32, I32, I32, 1, I32]])),
+    ...section(3, vec([[0]])),
+    ...section(5, vec([[0x00, ...u32(ENCODE_PAGES)]])),
+    ...section(7, vec([[...name("encode16"), 0x00, 0], [...name("memory"), 0x02, 0]])),
+    ...section(10, vec([[...u32(encode16Body.length), ...encode16Body]]))
+  ])
+
+/**
+ * A UTF-8 encoder of strings with its own memory, for one sequence of slices (a spill): each
+ * `encode` returns a view of one of two output areas, used in turn, so a slice stays valid until
+ * the next but one is encoded and one can be written while the next is encoded.
+ */
+export interface Encoder16 {
+  /** The most UTF-16 units one `encode` takes. */
+  readonly units: number
+  /** `s` (at most `units` long, not ending inside a surrogate pair) as UTF-8, as `TextEncoder` would. */
+  readonly encode: (s: string) => Uint8Array
+}
+
+interface EncoderExports {
+  readonly encode16: (src: number, units: number, dst: number) => number
+  readonly memory: { readonly buffer: ArrayBuffer }
+}
+
+interface Ucs2Host {
+  readonly Buffer?: { readonly from: (b: ArrayBufferLike, offset: number, length: number) => { ucs2Write(s: string, offset: number): number } }
+}
+
+let encoderModule: object | null | undefined
+
+/**
+ * A new encoder (its own 8 MiB memory: two spills written at once never share one); undefined
+ * where WebAssembly SIMD or Node's `Buffer` (which copies a string's units out in one call) is missing.
+ */
+export const encoder16 = (): Encoder16 | undefined => {
+  const wasm = (globalThis as WasmHost).WebAssembly
+  const NodeBuffer = (globalThis as unknown as Ucs2Host).Buffer
+  if (wasm === undefined || NodeBuffer === undefined || encoderModule === null) return undefined
+  try {
+    encoderModule ??= new wasm.Module(encoderModuleBytes())
+    const exports = new wasm.Instance(encoderModule).exports as EncoderExports
+    const units = NodeBuffer.from(exports.memory.buffer, ENCODE_IN, ENCODE_UNITS * 2)
+    let turn = 0
+    return {
+      units: ENCODE_UNITS,
+      encode: (s) => {
+        const out = ENCODE_OUT + turn * ENCODE_OUT_BYTES
+        turn = 1 - turn
+        const n = units.ucs2Write(s, 0) >> 1
+        return new Uint8Array(exports.memory.buffer, out, exports.encode16(ENCODE_IN, n, out))
+      }
+    }
+  } catch {
+    encoderModule = null
+    return undefined
+  }
 }

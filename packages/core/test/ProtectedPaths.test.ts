@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, FileSystem, Layer } from "effect"
 import * as ProtectedPaths from "../src/ProtectedPaths.ts"
 
 describe("ProtectedPaths.hooksPath", () => {
@@ -41,4 +41,45 @@ describe("ProtectedPaths.resolve", () => {
         rmSync(ws, { recursive: true, force: true })
       }
     }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.effect("looks up only entries the root lists, nothing under .git/ unless .git is a directory (a symlink to one counts)", () =>
+    Effect.gen(function*() {
+      const ws = realpathSync(mkdtempSync(join(tmpdir(), "protected-")))
+      const asked: Array<string> = []
+      const recording = Layer.effect(
+        FileSystem.FileSystem,
+        Effect.gen(function*() {
+          const fs = yield* FileSystem.FileSystem
+          return { ...fs, realPath: (p: string) => (asked.push(p), fs.realPath(p)) }
+        })
+      )
+      const resolve = ProtectedPaths.resolve(ws).pipe(Effect.provide(recording), Effect.provide(NodeServices.layer))
+      try {
+        const plain = yield* resolve
+        assert.deepStrictEqual(asked, [])
+        assert.deepStrictEqual(plain.existing, [])
+        assert.isTrue(ProtectedPaths.covers(plain, join(ws, ".git", "config")))
+        // A .git file (a worktree checkout) has no entries under it either, and is itself protected.
+        writeFileSync(join(ws, ".git"), "gitdir: /elsewhere\n")
+        asked.length = 0
+        const worktree = yield* resolve
+        assert.deepStrictEqual(asked, [join(ws, ".git")])
+        assert.deepStrictEqual(worktree.existing, [join(ws, ".git")])
+        rmSync(join(ws, ".git"))
+        mkdirSync(join(ws, "real-git", "hooks"), { recursive: true })
+        symlinkSync("real-git", join(ws, ".git"))
+        asked.length = 0
+        const linked = yield* resolve
+        assert.deepStrictEqual(linked.existing, [join(ws, "real-git", "hooks")])
+        // Of the entries under .git/, only what .git lists (hooks here) is looked up.
+        assert.deepStrictEqual(asked, [join(ws, ".git", "hooks")])
+        // Listed in another case: still looked up (a case-insensitive file system finds it).
+        writeFileSync(join(ws, "Agent-Tools.json"), "{}")
+        asked.length = 0
+        yield* resolve
+        assert.include(asked, join(ws, "agent-tools.json"))
+      } finally {
+        rmSync(ws, { recursive: true, force: true })
+      }
+    }))
 })

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as LineWindow from "../src/LineWindow.ts"
 import * as Utf8 from "../src/Utf8.ts"
-import { scanner } from "../src/Utf8Scan.ts"
+import { encoder16, scanner } from "../src/Utf8Scan.ts"
+import { utf8Chunks } from "../src/SpillWriting.ts"
 
 // A seeded generator: the same inputs on every run.
 const random = (seed: number) => () => {
@@ -86,5 +87,40 @@ describe("Utf8Scan", () => {
     assert.strictEqual(m.bytes, Utf8.byteLength(text))
     assert.strictEqual(m.lines, text.split("\n").length)
     assert.isFalse(m.endsWithNewline)
+  })
+
+  it("encodes UTF-16 as TextEncoder does: every length, ASCII runs, pairs and lone surrogates", () => {
+    const next = random(11)
+    const encoder = encoder16()!
+    const te = new TextEncoder()
+    const cases = ["", "a", "\n", "é", "→", "🙂", "\ud800", "\udc00", "a\ud800b", "\udc00\ud800", "\ud800\ud800\udc00", "x".repeat(31) + "🙂"]
+    for (let i = 0; i < 300; i++) cases.push(mixedText(Math.floor(next() * 200), next, true))
+    // ASCII runs of every length around the 16-unit step, then a character of each width
+    for (let n = 0; n < 40; n++) for (const c of ["é", "→", "🙂", "\ud800"]) cases.push("a".repeat(n) + c + "b".repeat(n))
+    cases.push(mixedText(encoder.units, next, true).slice(0, encoder.units))
+    for (const s of cases) assert.deepStrictEqual(encoder.encode(s), te.encode(s), JSON.stringify(s.slice(0, 80)))
+  })
+
+  it("keeps an encoded slice valid until the next but one is encoded", () => {
+    const encoder = encoder16()!
+    const first = encoder.encode("first é")
+    const second = encoder.encode("second →")
+    assert.strictEqual(new TextDecoder().decode(first), "first é")
+    assert.strictEqual(new TextDecoder().decode(second), "second →")
+  })
+
+  it("spills a long text in slices that decode back to it, a pair across a slice edge included", () => {
+    const next = random(13)
+    const units = encoder16()!.units
+    const text = mixedText(units - 1, next, false) + "🙂" + mixedText(units + 500, next, true)
+    const parts = Array.from(utf8Chunks(text), (chunk) => chunk.slice())
+    assert.isAbove(parts.length, 1)
+    const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+    let at = 0
+    for (const p of parts) {
+      joined.set(p, at)
+      at += p.length
+    }
+    assert.deepStrictEqual(joined, new TextEncoder().encode(text))
   })
 })

@@ -236,7 +236,7 @@ describe("edit: result and permission", () => {
 describe("one file transaction", () => {
   // A FileSystem that counts what is done to /ws/a.txt.
   const counted = () => {
-    const counts = { realPath: 0, stat: 0, open: 0, readFile: 0, writeFile: 0, rename: 0 }
+    const counts = { realPath: 0, stat: 0, open: 0, readFile: 0, created: 0, rename: 0 }
     const order: Array<string> = []
     const layer = Layer.effect(
       FileSystem.FileSystem,
@@ -248,30 +248,66 @@ describe("one file transaction", () => {
           readFile: (p) => (p === "/ws/a.txt" && counts.readFile++, fs.readFile(p)),
           open: (p, options) =>
             p === "/ws/a.txt"
-              ? (counts.open++, order.push("open"), Effect.tap(fs.open(p, options), () => Effect.addFinalizer(() => Effect.sync(() => order.push("close")))))
-              : fs.open(p, options),
-          writeFile: (p, data, options) => (p.startsWith("/ws/.a.txt.") && counts.writeFile++, fs.writeFile(p, data, options)),
+              ? (counts.open++, order.push(`open ${counts.open}`), Effect.tap(fs.open(p, options), () => {
+                const n = counts.open
+                return Effect.addFinalizer(() => Effect.sync(() => order.push(`close ${n}`)))
+              }))
+              : (p.startsWith("/ws/.a.txt.") && counts.created++, fs.open(p, options)),
+          writeFile: (p, data, options) => (p.startsWith("/ws/.a.txt.") && counts.created++, fs.writeFile(p, data, options)),
           rename: (from, to) => (to === "/ws/a.txt" && (counts.rename++, order.push("rename")), fs.rename(from, to))
         }))
     )
     return { counts, order, layer: registry(ws, Layer.mergeAll(layer, Path.layer)) }
   }
 
-  // writeFile: the temp file, and the advisory lock file other processes' writers wait on.
-  // The first open and close are the plan's read (the diff the prompt shows, before any lock); the
+  // created: the temp file, and the advisory lock file other processes' writers wait on.
+  // The first open is the plan's read (the diff the prompt shows, before any lock); the
   // transaction reads again under the lock, as the bytes it writes over must be those it checked.
   it.effect("the file read stays open until the rename has replaced it (the old file is freed at that close), then closes", () => {
-    const { order, layer } = counted()
+    const { counts, order, layer } = counted()
+    return Effect.gen(function*() {
+      yield* call("read", { filePath: "a.txt" })
+      counts.open = 0
+      yield* call("edit", { filePath: "a.txt", oldString: "one", newString: "1" })
+      // The closes are not waited for: they happen once the call's fiber lets them run.
+      for (let i = 0; i < 10 && order.length < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(order.slice(0, 3), ["open 1", "open 2", "rename"])
+      assert.deepStrictEqual(order.slice(3).sort(), ["close 1", "close 2"])
+      order.length = 0
+      counts.open = 0
+      yield* callError("edit", { filePath: "a.txt", oldString: "absent", newString: "x" })
+      // A failed change: the read under the lock is closed before the call ends, the plan's soon after.
+      assert.deepStrictEqual(order.filter((s) => s !== "close 1"), ["open 1", "open 2", "close 2"])
+      for (let i = 0; i < 10 && order.length < 4; i++) yield* Effect.yieldNow
+      assert.include(order, "close 1")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the temp file is closed after its rename, the lock file after its removal, neither close waited for", () => {
+    const steps: Array<string> = []
+    const name = (p: string) => p.endsWith(".agent-tools.lock") ? "lock" : "temp"
+    const layer = Layer.effect(
+      FileSystem.FileSystem,
+      Effect.map(MemoryFileSystem.make({ "/ws/a.txt": "one\ntwo\n" }), (fs) =>
+        FileSystem.make({
+          ...fs,
+          open: (p, options) =>
+            p.startsWith("/ws/.a.txt.")
+              ? Effect.tap(fs.open(p, options), () => (steps.push(`${name(p)} open`), Effect.addFinalizer(() => Effect.sync(() => steps.push(`${name(p)} close`)))))
+              : fs.open(p, options),
+          remove: (p, options) => (p.startsWith("/ws/.a.txt.") && steps.push(`${name(p)} removed`), fs.remove(p, options)),
+          rename: (from, to) => (to === "/ws/a.txt" && steps.push("rename"), fs.rename(from, to))
+        }))
+    )
     return Effect.gen(function*() {
       yield* call("read", { filePath: "a.txt" })
       yield* call("edit", { filePath: "a.txt", oldString: "one", newString: "1" })
-      // The close is not waited for: it happens once the call's fiber lets it run.
-      for (let i = 0; i < 10 && order.length < 5; i++) yield* Effect.yieldNow
-      assert.deepStrictEqual(order, ["open", "close", "open", "rename", "close"])
-      order.length = 0
-      yield* callError("edit", { filePath: "a.txt", oldString: "absent", newString: "x" })
-      assert.deepStrictEqual(order, ["open", "close", "open", "close"]) // a failed change: closed before the call ends
-    }).pipe(Effect.provide(layer))
+      const returned = [...steps]
+      for (let i = 0; i < 10 && steps.length < 6; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(returned, ["lock open", "temp open", "rename", "lock removed"])
+      assert.deepStrictEqual([...steps].sort(), ["lock close", "lock open", "lock removed", "rename", "temp close", "temp open"])
+      assert.strictEqual(yield* readText("/ws/a.txt"), "1\ntwo\n")
+    }).pipe(Effect.provide(registry(ws, Layer.mergeAll(layer, Path.layer))))
   })
 
   for (const tool of ["edit", "multiedit", "write"] as const) {
@@ -284,9 +320,9 @@ describe("one file transaction", () => {
         : { filePath: "a.txt", content: "1\n2\n" }
       return Effect.gen(function*() {
         yield* call("read", { filePath: "a.txt" })
-        Object.assign(counts, { realPath: 0, stat: 0, open: 0, readFile: 0, writeFile: 0, rename: 0 })
+        Object.assign(counts, { realPath: 0, stat: 0, open: 0, readFile: 0, created: 0, rename: 0 })
         yield* call(tool, args)
-        assert.deepStrictEqual(counts, { realPath: 1, stat: 2, open: 2, readFile: 0, writeFile: 2, rename: 1 })
+        assert.deepStrictEqual(counts, { realPath: 1, stat: 2, open: 2, readFile: 0, created: 2, rename: 1 })
         assert.strictEqual(yield* readText("/ws/a.txt"), tool === "edit" ? "1\ntwo\n" : "1\n2\n")
       }).pipe(Effect.provide(layer))
     })

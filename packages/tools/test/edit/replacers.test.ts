@@ -203,6 +203,19 @@ describe("block-anchor and context-aware", () => {
     assert.strictEqual(text, file.replace("const b = 2", "const b = 20"))
   })
 
+  it("context-aware after a near miss elsewhere: the block whose numbered lines match is found", () => {
+    const block = (first: string, middle: string) => [first, "const timeout = 3000", middle, "const retries = 15", "// end"].join("\n")
+    // The first block lines up with the quote's first and last lines but not its middle (a near
+    // miss); the second has the quote's middle, under a first line that drifted a little.
+    const file = `${block("// settings", 'const name = "alpha"')}\n\n${block("// settings:", "const size = 1024")}\n`
+    const quote = block("// settings", "const size = 1024")
+    const { text, plan: p } = applied(file, quote, quote.replace("1024", "2048"))
+    assert.strictEqual(p.strategy, "context-aware")
+    assert.strictEqual(text, file.replace("const size = 1024", "const size = 2048"))
+    const e = rejected(file, quote.replace("= 15", "= 16"), "x")
+    assert.deepStrictEqual(e._tag === "NotFound" ? [e.nearMiss?.line, e.nearMiss?.fileText] : e, [2, 'const name = "alpha"'])
+  })
+
   it("two similar blocks are ambiguous, and replaceAll does not apply to similarity matches", () => {
     const file = "if (a) {\n  run(1)\n}\nif (a) {\n  run(2)\n}\n"
     const e = rejected(file, "if (a) {\n  run(9)\n}", "if (a) {\n  run(0)\n}")

@@ -259,9 +259,66 @@ const numbersAre = (text: string, from: number, to: number, expected: string): b
   return k === expected.length
 }
 
+/** Above this many lines holding the anchor's numbers, the whole text is scanned instead. */
+const MAX_ANCHOR_LINES = 64
+
+const isDigit = (c: number) => c >= 48 && c <= 57
+
+/** Trimmed bounds of the line text[from, to), as the scan below trims. */
+const trimmedBounds = (text: string, from: number, to: number): readonly [number, number] => {
+  let a = from
+  let b = to
+  while (a < b && isSpace(text.charCodeAt(a))) a++
+  while (b > a && isSpace(text.charCodeAt(b - 1))) b--
+  return [a, b]
+}
+
+/**
+ * The starts `contextAware` would check, found from one line instead of a pass over every line,
+ * when a near miss is already reported (then a start some line rules out is skipped, and every
+ * start left has, at oldString's line with the longest first number, a line holding exactly that
+ * line's numbers: those lines are found with `indexOf`). Undefined when no line has a number of
+ * two digits or more, or too many lines hold it: the caller scans the whole text.
+ */
+const anchoredStarts = (text: string, nb: ReadonlyArray<NonBlank>): Array<number> | undefined => {
+  let anchor = -1
+  let first = ""
+  for (let j = 0; j < nb.length; j++) {
+    const head = nb[j]!.numbers.split(",")[0]!
+    if (head.length > first.length) [anchor, first] = [j, head]
+  }
+  if (anchor === -1 || first.length < 2) return undefined
+  const starts: Array<number> = []
+  let lastLine = -1
+  for (let p = text.indexOf(first); p !== -1; p = text.indexOf(first, p + 1)) {
+    if ((p > 0 && isDigit(text.charCodeAt(p - 1))) || isDigit(text.charCodeAt(p + first.length))) continue
+    const line = lineStart(text, p)
+    if (line === lastLine) continue
+    lastLine = line
+    const [a, b] = trimmedBounds(text, line, lineEnd(text, p))
+    if (!numbersAre(text, a, b, nb[anchor]!.numbers)) continue
+    // The block's first line: `anchor` non-blank lines up.
+    let start = line
+    for (let k = 0; k < anchor && start !== -1;) {
+      if (start === 0) start = -1
+      else {
+        start = lineStart(text, start - 1)
+        const [f, e] = trimmedBounds(text, start, lineEnd(text, start))
+        if (e > f) k++
+      }
+    }
+    if (start === -1) continue
+    if (starts.length === MAX_ANCHOR_LINES) return undefined
+    starts.push(start)
+  }
+  return starts
+}
+
 export const contextAware = (doc: Doc, find: Find, misses: Array<NearMiss>): Array<Candidate> => {
   const nb = nonBlank(find)
   if (nb.length < 3) return []
+  const anchored = misses.length > 0 ? anchoredStarts(doc.text, nb) : undefined
+  if (anchored !== undefined) return contextAt(doc, find, nb, anchored)
   // Middle lines equal after trimming locate the candidates: each such line votes for the block
   // start it implies (counted in non-blank lines), and only starts with enough votes are checked.
   // One pass over the text without splitting it: a line is cut out only when its trimmed length
@@ -322,6 +379,56 @@ export const contextAware = (doc: Doc, find: Find, misses: Array<NearMiss>): Arr
     const all = check(nb, block, 0, nb.length, true)
     if (all.ok) out.push(candidate(doc, find, nb, block))
     else if (misses.length === 0) misses.push(miss(doc, find, nb, block, all))
+  }
+  return out
+}
+
+/**
+ * `contextAware` at the given line starts only (ascending, each the start of a non-blank line),
+ * with a near miss already reported: the same votes, the same quick rule and the same check.
+ */
+const contextAt = (doc: Doc, find: Find, nb: ReadonlyArray<NonBlank>, starts: ReadonlyArray<number>): Array<Candidate> => {
+  const text = doc.text
+  const needed = Math.ceil((nb.length - 2) * CONTEXT_EQUAL_SHARE)
+  const out: Array<Candidate> = []
+  const from = new Int32Array(nb.length)
+  const to = new Int32Array(nb.length)
+  const lineNo = new Int32Array(nb.length)
+  for (const start of starts) {
+    // The block's non-blank lines, walked down from its start.
+    let count = 0
+    let at = start
+    for (let n = 0; count < nb.length && at <= text.length; n++) {
+      let end = text.indexOf("\n", at)
+      if (end === -1) end = text.length
+      const [a, b] = trimmedBounds(text, at, end)
+      if (b > a) {
+        from[count] = a
+        to[count] = b
+        lineNo[count++] = n
+      }
+      at = end + 1
+    }
+    if (count < nb.length) continue
+    let votes = 0
+    for (let j = 1; j < nb.length - 1; j++) {
+      if (to[j]! - from[j]! === nb[j]!.trimmed.length && text.slice(from[j]!, to[j]!) === nb[j]!.trimmed) votes++
+    }
+    if (votes < needed) continue
+    let ruledOut = false
+    for (let j = 0; j < nb.length && !ruledOut; j++) {
+      const equal = to[j]! - from[j]! === nb[j]!.trimmed.length && text.slice(from[j]!, to[j]!) === nb[j]!.trimmed
+      ruledOut = !equal && !numbersAre(text, from[j]!, to[j]!, nb[j]!.numbers)
+    }
+    if (ruledOut) continue
+    const last = nb.length - 1
+    const eol = text.indexOf("\n", to[last]!)
+    const block: Block = {
+      start,
+      lines: text.slice(start, eol === -1 ? text.length : eol).split("\n"),
+      idx: Array.from({ length: nb.length }, (_, j) => lineNo[j]! - lineNo[0]!)
+    }
+    if (check(nb, block, 0, nb.length, true).ok) out.push(candidate(doc, find, nb, block))
   }
   return out
 }

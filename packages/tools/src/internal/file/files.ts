@@ -4,10 +4,12 @@
  * and a crash leaves the old one), keeping the file mode, and creating missing parents.
  */
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Random from "effect/Random"
+import * as Scope from "effect/Scope"
 import type { PlatformError } from "effect/PlatformError"
 import type { Tool } from "@agent-tools/core"
 import { takeBuffer } from "../buffers.ts"
@@ -116,9 +118,31 @@ export const atomicWrite = Effect.fnUntraced(function*(
   options: { readonly mode?: number | undefined; readonly links?: number | undefined } = {}
 ): Effect.fn.Return<void, PlatformError, FileSystem.FileSystem | Path.Path> {
   const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
   if ((options.links ?? 1) > 1) return yield* fs.writeFile(file, bytes)
-  const temp = yield* writeTemp(file, bytes, options.mode)
-  yield* fs.rename(temp, file).pipe(Effect.onError(() => fs.remove(temp).pipe(Effect.ignore)))
+  // Where a file may be renamed while open (not Windows), the temp is closed after the rename and
+  // the close is not waited for: one round trip to the file system fewer on every edit.
+  if (path.sep !== "/") {
+    const temp = yield* writeTemp(file, bytes, options.mode)
+    return yield* fs.rename(temp, file).pipe(Effect.onError(() => fs.remove(temp).pipe(Effect.ignore)))
+  }
+  const temp = yield* tempPathFor(file)
+  const mode = options.mode
+  const umask = mode === undefined ? 0 : yield* umaskOf(fs)
+  const exact = mode === undefined || (umask !== undefined && (mode & umask) === 0 && mode <= 0o777)
+  const scope = yield* Scope.make()
+  yield* Effect.gen(function*() {
+    const handle = yield* fs.open(temp, { flag: "wx", ...(mode === undefined ? {} : { mode }) }).pipe(Scope.provide(scope))
+    yield* handle.writeAll(bytes)
+    if (!exact) yield* fs.chmod(temp, mode)
+    yield* fs.rename(temp, file)
+  }).pipe(
+    Effect.onExit((exit) =>
+      exit._tag === "Success"
+        ? Effect.asVoid(Effect.forkDetach(Scope.close(scope, Exit.void)))
+        : Effect.andThen(Scope.close(scope, exit), fs.remove(temp).pipe(Effect.ignore))
+    )
+  )
 })
 
 /** Creates the missing ancestors of `dir`; returns the ones it created, outermost first. */

@@ -16,6 +16,9 @@ export interface Target {
   readonly real: string
 }
 
+/** The workspace's protected paths as they are now (for `editRequests`, which may be given them). */
+export const protectedNow = Workspace.Workspace.use((workspace) => ProtectedPaths.resolve(workspace.root))
+
 /**
  * `edit` for the ordinary targets (`always: ["*"]`, as before) and, when some are protected, a
  * second `edit` for those with `alwaysAsk` (and no `always` patterns: answering "always" approves
@@ -23,10 +26,11 @@ export interface Target {
  */
 export const editRequests = Effect.fnUntraced(function*(
   targets: ReadonlyArray<Target>,
-  metadata: (shown: ReadonlyArray<string>) => Record<string, unknown>
+  metadata: (shown: ReadonlyArray<string>) => Record<string, unknown>,
+  /** The workspace's protected paths when the caller looked them up already (see `protectedNow`). */
+  known?: ProtectedPaths.Resolved
 ): Effect.fn.Return<Array<Tool.AskInput>, never, Workspace.Workspace | FileSystem.FileSystem | Path.Path> {
-  const workspace = yield* Workspace.Workspace
-  const resolved = yield* ProtectedPaths.resolve(workspace.root)
+  const resolved = known ?? (yield* protectedNow)
   const guarded = targets.filter((t) => ProtectedPaths.covers(resolved, t.real))
   const plain = targets.filter((t) => !guarded.includes(t))
   const requests: Array<Tool.AskInput> = []
