@@ -3,6 +3,7 @@
  * directory, the mtimes and listings they keep true, and the events applied at the next call. The
  * budgets it reserves from are the whole index's.
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type { EntryInfo } from "./Ripgrep.ts"
 import type { MtimeIndex } from "./RipgrepIndex.ts"
@@ -77,6 +78,8 @@ export class Root {
   /** Bumped whenever events are applied: a stat taken before may be older than an applied event. */
   version = 0
   dropped = false
+  /** Completed when the fill under way (`fill`) ends: calls wait for it before using the root. */
+  filling: Deferred.Deferred<void> | undefined = undefined
 
   readonly cwd: string
   readonly index: MtimeIndex
@@ -307,10 +310,7 @@ export class Root {
           return false
         }
         // Newly watched: an entry made after rg read the directory and before the watch is unseen.
-        if (this.watched.size > before) {
-          const info = this.index.platform.lstat(this.absolute(dir))
-          if (info === undefined || info.mtime >= startedAt - MTIME_SLACK_MS) keep = false
-        }
+        if (this.watched.size > before && this.changedSince(dir, startedAt)) keep = false
         return true
       },
       record: (path, mtime, stamp) => {
@@ -333,6 +333,41 @@ export class Root {
         while (this.listings.size > MAX_LISTINGS) this.listings.delete(this.listings.keys().next().value!)
       }
     }
+  }
+
+  /**
+   * Whether directory `dir` may have changed since shortly before `since` (timestamp granularity):
+   * its entries (its mtime), or its ignore files edited in place (which leaves the directory's
+   * mtime alone but changes what rg lists below it). Gone or unreadable counts as changed.
+   */
+  private changedSince(dir: string, since: number): boolean {
+    const lstat = this.index.platform.lstat
+    const info = lstat(this.absolute(dir))
+    if (info === undefined || info.mtime >= since - MTIME_SLACK_MS) return true
+    for (const name of IGNORE_FILES) {
+      const rules = lstat(this.absolute(child(dir, name)))
+      if (rules !== undefined && rules.mtime >= since - MTIME_SLACK_MS) return true
+    }
+    return false
+  }
+
+  /** Nothing known yet and no fill under way: its next walk answers without it, then fills it. */
+  get fresh(): boolean {
+    return this.filling === undefined && this.mtimes.size === 0 && this.listings.size === 0 && this.covered === "no"
+  }
+
+  /**
+   * Marks a fill of this fresh root as under way (calls wait for `filling` before using the root)
+   * and returns the effect that ends it; undefined when the root is no longer fresh.
+   */
+  beginFill(): Effect.Effect<void> | undefined {
+    if (this.dropped || !this.fresh) return undefined
+    const done = Deferred.makeUnsafe<void>()
+    this.filling = done
+    return Effect.sync(() => {
+      if (this.filling === done) this.filling = undefined
+      Deferred.doneUnsafe(done, Effect.void)
+    })
   }
 
   /** Coverage would exceed the watch budget: the directories watched for it alone are released. */
@@ -364,7 +399,8 @@ export class Root {
     this.covered = "scanning"
     const self = this
     return Effect.gen(function*() {
-      const queue = [...self.watched.keys()]
+      // A root that watches nothing yet (a fill) is scanned from the top.
+      const queue = self.watched.size === 0 ? [""] : [...self.watched.keys()]
       let visited = 0
       while (queue.length > 0) {
         if (self.dropped || self.covered !== "scanning") return
@@ -375,8 +411,7 @@ export class Root {
           if (watched === "failed") continue
           let oldest = Infinity
           for (const listing of self.listings.values()) oldest = Math.min(oldest, listing.startedAt)
-          const info = self.index.platform.lstat(self.absolute(dir))
-          if (info === undefined || info.mtime >= oldest - MTIME_SLACK_MS) self.structural()
+          if (self.changedSince(dir, oldest)) self.structural()
         }
         for (const name of self.index.platform.subdirectories(self.absolute(dir)) ?? []) {
           const sub = child(dir, name)
@@ -390,6 +425,8 @@ export class Root {
 
   close() {
     this.dropped = true
+    if (this.filling !== undefined) Deferred.doneUnsafe(this.filling, Effect.void)
+    this.filling = undefined
     for (const close of this.watched.values()) close()
     for (const close of this.ruleWatches) close()
     this.index.releaseDirectories(this.watched.size + this.ruleWatches.length)
