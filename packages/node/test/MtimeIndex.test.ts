@@ -197,4 +197,33 @@ describe.skipIf(!hasRg)("mtime index (needs rg)", () => {
         }
       })
     ))
+  it.live("a change made right after a session's first call (while the index fills) is seen by the next calls", () =>
+    withTree((root) =>
+      Effect.gen(function*() {
+        write(root, "src/a.ts", "a", OLD + 10)
+        write(root, "src/b.ts", "b", OLD + 20)
+        write(root, "lib/c.ts", "c", OLD + 30)
+        write(root, ".gitignore", "*.log\n", OLD)
+        settle(root, ["src", "lib"])
+        const indexed = session(root, true)
+        const fresh = session(root, false)
+        try {
+          assert.strictEqual((yield* indexed.glob("**/*")).split("\n")[0], join(root, "lib/c.ts"))
+          // At once, and dated back as an archive's extraction would: no mtime says anything changed.
+          write(root, "src/new.ts", "n", OLD + 40)
+          writeFileSync(join(root, "lib/c.ts"), "c2")
+          utimesSync(join(root, "lib/c.ts"), OLD + 5, OLD + 5)
+          writeFileSync(join(root, ".gitignore"), "*.log\nb.ts\n")
+          utimesSync(join(root, ".gitignore"), OLD, OLD)
+          settle(root, ["src", "lib"])
+          const expected = ["src/new.ts", "src/a.ts", "lib/c.ts", ".gitignore"].map((rel) => join(root, rel)).join("\n")
+          assert.strictEqual(yield* fresh.glob("**/*"), expected)
+          assert.strictEqual(yield* indexed.glob("**/*"), expected)
+          assert.strictEqual(yield* untilServed(indexed, "**/*"), expected)
+        } finally {
+          yield* Effect.promise(() => indexed.dispose())
+          yield* Effect.promise(() => fresh.dispose())
+        }
+      })
+    ))
 })
