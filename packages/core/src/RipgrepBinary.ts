@@ -325,7 +325,10 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
     return listFiles(options, () => true).pipe(
       Stream.bufferArray({ capacity: Ripgrep.READ_AHEAD }),
       Stream.rechunk(Ripgrep.STAT_BATCH),
-      Stream.mapArrayEffect((chunk) => {
+      Stream.chunks,
+      // Each batch's directories are watched before it is stat'ed and its stamp taken then, so
+      // batches may be stat'ed at once.
+      Stream.mapEffect((chunk) => {
         const out: Array<Ripgrep.FilesEvent> = []
         const unknown: Array<string> = []
         const recordable: Array<boolean> = []
@@ -341,7 +344,7 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
             unknown.push(e.path)
           } else if (keep(e.path)) out.push({ _tag: "File", path: e.path, mtime })
         }
-        if (unknown.length === 0) return Effect.succeed(out as unknown as readonly [Ripgrep.FilesEvent])
+        if (unknown.length === 0) return Effect.succeed(out)
         const stamp = walk.stamp()
         return Effect.map(stat(options.cwd, unknown), (read) => {
           for (let i = 0; i < unknown.length; i++) {
@@ -351,11 +354,12 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
             if (recordable[i]) walk.record(path, mtime, stamp)
             if (keep(path)) out.push({ _tag: "File", path, mtime })
           }
-          return out as unknown as readonly [Ripgrep.FilesEvent]
+          return out
         })
-      }),
+      }, { concurrency: Ripgrep.STAT_CONCURRENCY, unordered: true }),
       // A chunk whose files were all known and filtered out, or had vanished, is left empty: dropped here.
-      Stream.filter(() => true),
+      Stream.filter((a): a is Arr.NonEmptyArray<Ripgrep.FilesEvent> => a.length > 0),
+      Stream.flattenArray,
       Stream.concat(Stream.fromEffectDrain(Effect.gen(function*() {
         walk.done()
         yield* Effect.forkIn(root.cover(), scope)
@@ -377,7 +381,10 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
       yield* Stream.runDrain(rootWalk(options, () => false, stat, root, key, startedAt, scope))
     }).pipe(Effect.ignore)
 
-  /** The root for `cwd` once the events queued so far are applied, after a fill of it under way. */
+  /**
+   * The root for `cwd` once the events queued so far are applied, after a fill of it under way (a
+   * call that comes while the index fills waits for it rather than compete with it for the CPUs).
+   */
   const settledRoot = (index: MtimeIndex, cwd: string) =>
     Effect.gen(function*() {
       for (;;) {
@@ -392,7 +399,7 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
    * `files({ stat: true })` through the index: the kept listing when it still holds, else a walk
    * through the root (`rootWalk`). A root that knows nothing yet answers its first call without
    * the index, every stat at once and no watch on the way (`statedListing`), and is then filled in
-   * the background (`fill`); the calls that come meanwhile wait for the fill.
+   * the background (`fill`); calls that come meanwhile wait for the fill.
    */
   const indexedFiles = (options: Ripgrep.FilesOptions, stat: Ripgrep.StatBatch, index: MtimeIndex, scope: Scope.Scope) =>
     Stream.unwrap(Effect.gen(function*() {

@@ -78,7 +78,7 @@ export class Root {
   /** Bumped whenever events are applied: a stat taken before may be older than an applied event. */
   version = 0
   dropped = false
-  /** Completed when the fill under way (`fill`) ends: calls wait for it before using the root. */
+  /** Completed when the fill under way (`beginFill`) ends: calls wait for it before using the root. */
   filling: Deferred.Deferred<void> | undefined = undefined
 
   readonly cwd: string
