@@ -268,17 +268,22 @@ export class Root {
     }
   }
 
-  /** The listing of a walk narrowed by `key`, with mtimes, when it can be served without a walk. */
-  serve(key: string): ReadonlyArray<Known> | undefined {
+  /**
+   * The listing of a walk narrowed by `key`, when it can be served without a walk: `make` turns
+   * each listed file that `keep` accepts, with its mtime, into what is returned (no copy of the
+   * listing in between).
+   */
+  serve<A>(key: string, keep: (path: string) => boolean, make: (path: string, mtime: number) => A): Array<A> | undefined {
     if (this.covered !== "yes") return undefined
     const listing = this.listings.get(key)
     if (listing === undefined) return undefined
     this.listings.delete(key)
     this.listings.set(key, listing)
-    const out: Array<Known> = []
+    const out: Array<A> = []
     for (const path of listing.files) {
+      if (!keep(path)) continue
       const mtime = this.mtimes.get(path)
-      if (mtime !== undefined) out.push({ path, mtime })
+      if (mtime !== undefined) out.push(make(path, mtime))
     }
     return out
   }
