@@ -45,9 +45,10 @@ parentPort.on("message", ({ id, cwd, joined }) => {
   const paths = joined.split("\\0")
   const out = new Float64Array(paths.length)
   const prefix = cwd.endsWith("/") ? cwd : cwd + "/"
+  const options = { throwIfNoEntry: false }
   for (let i = 0; i < paths.length; i++) {
     let info
-    try { info = statSync(prefix + paths[i], { throwIfNoEntry: false }) } catch { info = undefined }
+    try { info = statSync(prefix + paths[i], options) } catch { info = undefined }
     out[i] = info !== undefined && info.isFile() ? info.mtimeMs : NaN
   }
   parentPort.postMessage({ id, out }, [out.buffer])
