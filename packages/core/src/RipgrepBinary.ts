@@ -409,7 +409,8 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
       if (root === undefined) return statedListing(options, keep, stat)
       // The narrowing rg applies decides what a walk lists; `filter` is applied to the listing.
       const key = filterArgs(options.filter ?? []).join("\n")
-      const served = root.serve(key, keep, (path, mtime): Ripgrep.FilesEvent => ({ _tag: "File", path, mtime }))
+      const filter = JSON.stringify([options.filter ?? [], options.hidden === true])
+      const served = root.serve(key, filter, keep, (path, mtime): Ripgrep.FilesEvent => ({ _tag: "File", path, mtime }))
       if (served !== undefined) return Stream.fromArray(served)
       if (root.fresh) {
         return statedListing(options, keep, stat).pipe(

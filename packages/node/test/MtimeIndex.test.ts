@@ -220,6 +220,19 @@ describe.skipIf(!hasRg)("mtime index (needs rg)", () => {
           assert.strictEqual(yield* fresh.glob("**/*"), expected)
           assert.strictEqual(yield* indexed.glob("**/*"), expected)
           assert.strictEqual(yield* untilServed(indexed, "**/*"), expected)
+
+          // Served again while nothing changes (another pattern's walk in between); an edit is seen
+          // at once, still without a walk.
+          assert.strictEqual(yield* indexed.glob("**/*.ts"), yield* fresh.glob("**/*.ts"))
+          const quiet = indexed.counter.spawned
+          assert.strictEqual(yield* indexed.glob("**/*"), expected)
+          assert.strictEqual(yield* indexed.glob("**/*"), expected)
+          writeFileSync(join(root, "lib/c.ts"), "c3")
+          utimesSync(join(root, "lib/c.ts"), OLD + 50, OLD + 50)
+          const edited = ["lib/c.ts", "src/new.ts", "src/a.ts", ".gitignore"].map((rel) => join(root, rel)).join("\n")
+          assert.strictEqual(yield* indexed.glob("**/*"), edited)
+          assert.strictEqual(yield* fresh.glob("**/*"), edited)
+          assert.strictEqual(indexed.counter.spawned, quiet, "answered from the index")
         } finally {
           yield* Effect.promise(() => indexed.dispose())
           yield* Effect.promise(() => fresh.dispose())
