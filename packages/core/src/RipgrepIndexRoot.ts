@@ -61,8 +61,6 @@ interface Listing {
   readonly files: ReadonlyArray<string>
   /** When its walk began (ms). */
   readonly startedAt: number
-  /** What it was last served as, for one filter, while nothing in the root changed (`Root.changes`). */
-  served?: { readonly filter: string; readonly changes: number; readonly out: ReadonlyArray<unknown> }
 }
 
 export class Root {
@@ -81,6 +79,11 @@ export class Root {
   version = 0
   /** Bumped by anything that may change a served listing: events applied, an mtime recorded, a structural change. */
   changes = 0
+  /**
+   * The last answer `serve` gave, reused while nothing changed (`changes`); one per root, so the
+   * events it holds stay within the files the index holds.
+   */
+  private lastServed: { readonly listing: Listing; readonly filter: string; readonly changes: number; readonly out: ReadonlyArray<unknown> } | undefined
   dropped = false
   /** Completed when the fill under way (`beginFill`) ends: calls wait for it before using the root. */
   filling: Deferred.Deferred<void> | undefined = undefined
@@ -192,6 +195,7 @@ export class Root {
     this.changes++
     this.structure++
     this.listings.clear()
+    this.lastServed = undefined
   }
 
   /** Forgets watched directory `dir` and everything known below it. */
@@ -286,15 +290,15 @@ export class Root {
     if (listing === undefined) return undefined
     this.listings.delete(key)
     this.listings.set(key, listing)
-    const served = listing.served
-    if (served !== undefined && served.filter === filter && served.changes === this.changes) return served.out.slice() as Array<A>
+    const last = this.lastServed
+    if (last?.listing === listing && last.filter === filter && last.changes === this.changes) return last.out.slice() as Array<A>
     const out: Array<A> = []
     for (const path of listing.files) {
       if (!keep(path)) continue
       const mtime = this.mtimes.get(path)
       if (mtime !== undefined) out.push(make(path, mtime))
     }
-    listing.served = { filter, changes: this.changes, out }
+    this.lastServed = { listing, filter, changes: this.changes, out }
     return out.slice()
   }
 
@@ -452,5 +456,6 @@ export class Root {
     this.mtimes.clear()
     this.listings.clear()
     this.pending.clear()
+    this.lastServed = undefined
   }
 }
