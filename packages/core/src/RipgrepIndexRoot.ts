@@ -80,10 +80,16 @@ export class Root {
   /** Bumped by anything that may change a served listing: events applied, an mtime recorded, a structural change. */
   changes = 0
   /**
-   * The last answer `serve` gave, reused while nothing changed (`changes`); one per root, so the
-   * events it holds stay within the files the index holds.
+   * The files and mtimes `serve` last gave, reused while nothing changed (`changes`); one per root,
+   * so what it holds stays within the files the index holds.
    */
-  private lastServed: { readonly listing: Listing; readonly filter: string; readonly changes: number; readonly out: ReadonlyArray<unknown> } | undefined
+  private lastServed: {
+    readonly listing: Listing
+    readonly filter: string
+    readonly changes: number
+    readonly paths: ReadonlyArray<string>
+    readonly mtimes: Float64Array
+  } | undefined
   dropped = false
   /** Completed when the fill under way (`beginFill`) ends: calls wait for it before using the root. */
   filling: Deferred.Deferred<void> | undefined = undefined
@@ -282,7 +288,7 @@ export class Root {
    * The listing of a walk narrowed by `key`, when it can be served without a walk: `make` turns
    * each listed file that `keep` accepts, with its mtime, into what is returned. `filter` names
    * `keep`: while nothing in the root changed, the same listing and filter are served from the
-   * previous answer (a copy of the array) without going over every file again.
+   * files and mtimes the previous call kept, without a lookup per file.
    */
   serve<A>(key: string, filter: string, keep: (path: string) => boolean, make: (path: string, mtime: number) => A): Array<A> | undefined {
     if (this.covered !== "yes") return undefined
@@ -290,16 +296,22 @@ export class Root {
     if (listing === undefined) return undefined
     this.listings.delete(key)
     this.listings.set(key, listing)
-    const last = this.lastServed
-    if (last?.listing === listing && last.filter === filter && last.changes === this.changes) return last.out.slice() as Array<A>
-    const out: Array<A> = []
-    for (const path of listing.files) {
-      if (!keep(path)) continue
-      const mtime = this.mtimes.get(path)
-      if (mtime !== undefined) out.push(make(path, mtime))
+    let last = this.lastServed
+    if (last?.listing !== listing || last.filter !== filter || last.changes !== this.changes) {
+      const paths: Array<string> = []
+      const mtimes: Array<number> = []
+      for (const path of listing.files) {
+        if (!keep(path)) continue
+        const mtime = this.mtimes.get(path)
+        if (mtime === undefined) continue
+        paths.push(path)
+        mtimes.push(mtime)
+      }
+      last = this.lastServed = { listing, filter, changes: this.changes, paths, mtimes: Float64Array.from(mtimes) }
     }
-    this.lastServed = { listing, filter, changes: this.changes, out }
-    return out.slice()
+    const out = new Array<A>(last.paths.length)
+    for (let i = 0; i < out.length; i++) out[i] = make(last.paths[i]!, last.mtimes[i]!)
+    return out
   }
 
   walk(key: string, startedAt: number): Walk {
