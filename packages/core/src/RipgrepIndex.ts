@@ -30,7 +30,8 @@
  * budget, every call walks, reusing the mtimes.
  *
  * Memory is bounded: at most `MAX_FILES` mtimes and `MAX_DIRECTORIES` watches over all roots, at
- * most `MAX_LISTINGS` listings per root and `MAX_ROOTS` roots (the least recently used is dropped).
+ * most `MAX_LISTINGS` listings per root and `MAX_ROOTS` roots (the least recently used is dropped),
+ * and per root the files and mtimes of its last served answer, reused while nothing changed.
  *
  * A limit it cannot see past: Linux drops inotify events when more than `fs.inotify.max_queued_events`
  * (16384 by default) pile up unread, and Node does not report it. Events are read whenever the
