@@ -375,6 +375,8 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
    */
   const fill = (options: Ripgrep.FilesOptions, stat: Ripgrep.StatBatch, root: Root, key: string, scope: Scope.Scope) =>
     Effect.gen(function*() {
+      // The call that started the fill returns its answer first.
+      yield* Effect.yieldNow
       yield* root.cover()
       if (root.dropped || root.covered !== "yes") return
       const startedAt = yield* Clock.currentTimeMillis
