@@ -1,6 +1,6 @@
 /**
- * Batch stats for glob's and grep's mtimes on a thread of their own (libuv's thread pool when it
- * cannot start): no Effect per file (an Effect per stat cost more than the stat itself, and
+ * Batch stats for glob's and grep's mtimes on threads of their own, one per CPU up to 4 (libuv's
+ * thread pool when one cannot start): no Effect per file (an Effect per stat cost more than the stat itself, and
  * spawned `stat` processes competed with rg for the CPUs). And the directory watches that keep
  * Ripgrep's mtime index true between calls (`fs.watch` on one directory: inotify on Linux).
  */
