@@ -247,7 +247,8 @@ export const fileSystemMtimes = (fs: FileSystem.FileSystem, join: (dir: string, 
 /**
  * Stats a batch of paths (relative to `cwd`) in this process: the mtime in ms of each path that is
  * a regular file, undefined for anything else or what cannot be stat'ed. The Node layer's runs on
- * libuv's thread pool without an Effect per file.
+ * stat threads of its own (one per CPU), without an Effect per file; several batches may be in
+ * flight at once (`STAT_CONCURRENCY`).
  */
 export type StatBatch = (cwd: string, paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number | undefined>>
 
