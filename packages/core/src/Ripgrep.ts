@@ -19,6 +19,7 @@
  * links). `Skipped` events never count against `limit`. Paths are relative to `cwd`,
  * `/`-separated, without a leading `./`.
  */
+import * as Arr from "effect/Array"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -246,7 +247,8 @@ export const fileSystemMtimes = (fs: FileSystem.FileSystem, join: (dir: string, 
 /**
  * Stats a batch of paths (relative to `cwd`) in this process: the mtime in ms of each path that is
  * a regular file, undefined for anything else or what cannot be stat'ed. The Node layer's runs on
- * libuv's thread pool without an Effect per file.
+ * stat threads of its own (one per CPU), without an Effect per file; several batches may be in
+ * flight at once (`STAT_CONCURRENCY`).
  */
 export type StatBatch = (cwd: string, paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number | undefined>>
 
@@ -262,21 +264,31 @@ export const READ_AHEAD = 16
  */
 export const STAT_BATCH = 1024
 
-/** `mtimes` over a `StatBatch`, one batch per chunk of the listing. */
+/**
+ * Batches stat'ed at once: a `StatBatch` may spread them over several threads (the Node one does,
+ * one per CPU), so the stats keep pace with rg's listing. Few enough that an interrupted listing
+ * leaves little work behind.
+ */
+export const STAT_CONCURRENCY = 4
+
+/** `mtimes` over a `StatBatch`, one batch per chunk of the listing, several batches at once. */
 export const batchMtimes = (stat: StatBatch) =>
 <E>(cwd: string, paths: Stream.Stream<string, E>): Stream.Stream<Mtime, E | RipgrepError> =>
   paths.pipe(
     Stream.bufferArray({ capacity: READ_AHEAD }),
     Stream.rechunk(STAT_BATCH),
-    Stream.mapArrayEffect((chunk) =>
-      // A chunk is never empty, so neither is its map.
-      Effect.map(stat(cwd, chunk), (mtimes) =>
-        chunk.map((path, i) => ({ path, mtime: mtimes[i] })) as unknown as readonly [
-          { readonly path: string; readonly mtime: number | undefined },
-          ...Array<{ readonly path: string; readonly mtime: number | undefined }>
-        ])
-    ),
-    Stream.filter((m): m is Mtime => m.mtime !== undefined)
+    Stream.chunks,
+    Stream.mapEffect((chunk) =>
+      Effect.map(stat(cwd, chunk), (mtimes) => {
+        const out: Array<Mtime> = []
+        for (let i = 0; i < chunk.length; i++) {
+          const mtime = mtimes[i]
+          if (mtime !== undefined) out.push({ path: chunk[i]!, mtime })
+        }
+        return out
+      }), { concurrency: STAT_CONCURRENCY, unordered: true }),
+    Stream.filter((a): a is Arr.NonEmptyArray<Mtime> => a.length > 0),
+    Stream.flattenArray
   )
 
 /** `files({ stat: true })` from a listing and `mtimes`: skipped paths are passed on at the end. */

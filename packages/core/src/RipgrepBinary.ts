@@ -18,7 +18,8 @@
  * `files({ stat: true })` in the shape glob asks for (hidden files, ignore files honoured, no `glob`,
  * depth or limit) goes through the session's mtime index when the layer has one (`RipgrepIndex`):
  * a walk stats only what the index does not know, and a listing that still holds is served without
- * running rg. `mtimes` reads the mtimes the index knows.
+ * running rg; a directory's first call is answered before the index is filled (in the background).
+ * `mtimes` reads the mtimes the index knows.
  *
  * Every `rg` run passes `--no-config` (a user's `RIPGREP_CONFIG_PATH` cannot change the output
  * format), `--no-require-git` (ignore files count outside a git repository too) and
@@ -26,7 +27,9 @@
  * the same way on the same tree. Output is streamed and parsed as it arrives; ending the stream early (limit,
  * `Stream.take`, interruption) kills the process group (SIGTERM, SIGKILL after 500 ms).
  */
+import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -38,7 +41,7 @@ import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import type { PlatformError } from "effect/PlatformError"
 import { cleanPath, countParser, parseJsonLine, parseStderrLine, patternError, records } from "./internal/ripgrep/output.ts"
 import * as Ripgrep from "./Ripgrep.ts"
-import { MtimeIndex } from "./RipgrepIndex.ts"
+import { MtimeIndex, type Root } from "./RipgrepIndex.ts"
 import * as TrustedProgram from "./TrustedProgram.ts"
 
 export { type Binary, type Options, resolve } from "./RipgrepResolve.ts"
@@ -272,67 +275,156 @@ export const make = Effect.fnUntraced(function*(binary: Binary, statBatch?: Ripg
     )
 
   /**
+   * A listing with every mtime read now: rg's output in batches, several stat'ed at once (the Node
+   * stat threads spread them over the CPUs) while rg still lists.
+   */
+  const statedListing = (
+    options: Ripgrep.FilesOptions,
+    keep: (path: string) => boolean,
+    stat: Ripgrep.StatBatch
+  ): Stream.Stream<Ripgrep.FilesEvent, Ripgrep.Error> =>
+    listFiles(options, keep).pipe(
+      Stream.bufferArray({ capacity: Ripgrep.READ_AHEAD }),
+      Stream.rechunk(Ripgrep.STAT_BATCH),
+      Stream.chunks,
+      Stream.mapEffect((chunk) => {
+        const out: Array<Ripgrep.FilesEvent> = []
+        const paths: Array<string> = []
+        for (const e of chunk) {
+          if (e._tag === "Skipped") out.push(e)
+          else paths.push(e.path)
+        }
+        if (paths.length === 0) return Effect.succeed(out)
+        return Effect.map(stat(options.cwd, paths), (read) => {
+          for (let i = 0; i < paths.length; i++) {
+            const mtime = read[i]
+            if (mtime !== undefined) out.push({ _tag: "File", path: paths[i]!, mtime })
+          }
+          return out
+        })
+      }, { concurrency: Ripgrep.STAT_CONCURRENCY, unordered: true }),
+      Stream.filter((a): a is Arr.NonEmptyArray<Ripgrep.FilesEvent> => a.length > 0),
+      Stream.flattenArray
+    )
+
+  /**
+   * A walk through `root`: it stats only the files the index does not know (watching their
+   * directories first) and keeps its listing for the next call; then the directories that hold no
+   * listed file are watched in the background.
+   */
+  const rootWalk = (
+    options: Ripgrep.FilesOptions,
+    keep: (path: string) => boolean,
+    stat: Ripgrep.StatBatch,
+    root: Root,
+    key: string,
+    startedAt: number,
+    scope: Scope.Scope
+  ): Stream.Stream<Ripgrep.FilesEvent, Ripgrep.Error> => {
+    const walk = root.walk(key, startedAt)
+    return listFiles(options, () => true).pipe(
+      Stream.bufferArray({ capacity: Ripgrep.READ_AHEAD }),
+      Stream.rechunk(Ripgrep.STAT_BATCH),
+      Stream.chunks,
+      // Each batch's directories are watched before it is stat'ed and its stamp taken then, so
+      // batches may be stat'ed at once.
+      Stream.mapEffect((chunk) => {
+        const out: Array<Ripgrep.FilesEvent> = []
+        const unknown: Array<string> = []
+        const recordable: Array<boolean> = []
+        for (const e of chunk) {
+          if (e._tag === "Skipped") {
+            walk.incomplete()
+            out.push(e)
+            continue
+          }
+          const mtime = walk.known(e.path)
+          if (mtime === undefined) {
+            recordable.push(walk.prepare(e.path))
+            unknown.push(e.path)
+          } else if (keep(e.path)) out.push({ _tag: "File", path: e.path, mtime })
+        }
+        if (unknown.length === 0) return Effect.succeed(out)
+        const stamp = walk.stamp()
+        return Effect.map(stat(options.cwd, unknown), (read) => {
+          for (let i = 0; i < unknown.length; i++) {
+            const path = unknown[i]!
+            const mtime = read[i]
+            if (mtime === undefined) continue
+            if (recordable[i]) walk.record(path, mtime, stamp)
+            if (keep(path)) out.push({ _tag: "File", path, mtime })
+          }
+          return out
+        })
+      }, { concurrency: Ripgrep.STAT_CONCURRENCY, unordered: true }),
+      // A chunk whose files were all known and filtered out, or had vanished, is left empty: dropped here.
+      Stream.filter((a): a is Arr.NonEmptyArray<Ripgrep.FilesEvent> => a.length > 0),
+      Stream.flattenArray,
+      Stream.concat(Stream.fromEffectDrain(Effect.gen(function*() {
+        walk.done()
+        yield* Effect.forkIn(root.cover(), scope)
+      })))
+    )
+  }
+
+  /**
+   * Fills a fresh root after its first call has answered: every directory under it is watched
+   * first, then a walk stats every file. That walk begins after the watches, so a change the first
+   * call's walk could not see is either seen by this walk or reported by a watch. When the watches
+   * would exceed the budget nothing is filled: later calls walk and watch as they go.
+   */
+  const fill = (options: Ripgrep.FilesOptions, stat: Ripgrep.StatBatch, root: Root, key: string, scope: Scope.Scope) =>
+    Effect.gen(function*() {
+      // The call that started the fill returns its answer first.
+      yield* Effect.yieldNow
+      yield* root.cover()
+      if (root.dropped || root.covered !== "yes") return
+      const startedAt = yield* Clock.currentTimeMillis
+      yield* Stream.runDrain(rootWalk(options, () => false, stat, root, key, startedAt, scope))
+    }).pipe(Effect.ignore)
+
+  /**
+   * The root for `cwd` once the events queued so far are applied, after a fill of it under way (a
+   * call that comes while the index fills waits for it rather than compete with it for the CPUs).
+   */
+  const settledRoot = (index: MtimeIndex, cwd: string) =>
+    Effect.gen(function*() {
+      for (;;) {
+        yield* watch!.settled
+        const root = index.root(cwd)
+        if (root?.filling === undefined) return root
+        yield* Deferred.await(root.filling)
+      }
+    })
+
+  /**
    * `files({ stat: true })` through the index: the kept listing when it still holds, else a walk
-   * that stats only the files the index does not know (watching their directories first) and keeps
-   * its listing for the next call; then the directories that hold no listed file are watched in
-   * the background.
+   * through the root (`rootWalk`). A root that knows nothing yet answers its first call without
+   * the index, every stat at once and no watch on the way (`statedListing`), and is then filled in
+   * the background (`fill`); calls that come meanwhile wait for the fill.
    */
   const indexedFiles = (options: Ripgrep.FilesOptions, stat: Ripgrep.StatBatch, index: MtimeIndex, scope: Scope.Scope) =>
     Stream.unwrap(Effect.gen(function*() {
       const keep = yield* keepFilter(options, new Set())
       yield* Ripgrep.checkDirectory(fs, options.cwd)
-      yield* watch!.settled
-      const root = index.root(options.cwd)
-      if (root === undefined) return Ripgrep.withMtimes(listFiles(options, keep), options.cwd, mtimes)
+      const root = yield* settledRoot(index, options.cwd)
+      if (root === undefined) return statedListing(options, keep, stat)
       // The narrowing rg applies decides what a walk lists; `filter` is applied to the listing.
       const key = filterArgs(options.filter ?? []).join("\n")
-      const served = root.serve(key)
-      if (served !== undefined) {
-        const events: Array<Ripgrep.FilesEvent> = []
-        for (const known of served) if (keep(known.path)) events.push({ _tag: "File", path: known.path, mtime: known.mtime })
-        return Stream.fromArray(events)
+      const filter = JSON.stringify([options.filter ?? [], options.hidden === true])
+      const served = root.serve(key, filter, keep, (path, mtime): Ripgrep.FilesEvent => ({ _tag: "File", path, mtime }))
+      if (served !== undefined) return Stream.fromArray(served)
+      if (root.fresh) {
+        return statedListing(options, keep, stat).pipe(
+          Stream.concat(Stream.fromEffectDrain(Effect.suspend(() => {
+            const end = root.beginFill()
+            return end === undefined
+              ? Effect.void
+              : Effect.asVoid(Effect.forkIn(Effect.ensuring(fill(options, stat, root, key, scope), end), scope))
+          })))
+        )
       }
-      const walk = root.walk(key, yield* Clock.currentTimeMillis)
-      const listed = listFiles(options, () => true)
-      return listed.pipe(
-        Stream.bufferArray({ capacity: Ripgrep.READ_AHEAD }),
-        Stream.rechunk(Ripgrep.STAT_BATCH),
-        Stream.mapArrayEffect((chunk) => {
-          const out: Array<Ripgrep.FilesEvent> = []
-          const unknown: Array<string> = []
-          const recordable: Array<boolean> = []
-          for (const e of chunk) {
-            if (e._tag === "Skipped") {
-              walk.incomplete()
-              out.push(e)
-              continue
-            }
-            const mtime = walk.known(e.path)
-            if (mtime === undefined) {
-              recordable.push(walk.prepare(e.path))
-              unknown.push(e.path)
-            } else if (keep(e.path)) out.push({ _tag: "File", path: e.path, mtime })
-          }
-          if (unknown.length === 0) return Effect.succeed(out as unknown as readonly [Ripgrep.FilesEvent])
-          const stamp = walk.stamp()
-          return Effect.map(stat(options.cwd, unknown), (read) => {
-            for (let i = 0; i < unknown.length; i++) {
-              const path = unknown[i]!
-              const mtime = read[i]
-              if (mtime === undefined) continue
-              if (recordable[i]) walk.record(path, mtime, stamp)
-              if (keep(path)) out.push({ _tag: "File", path, mtime })
-            }
-            return out as unknown as readonly [Ripgrep.FilesEvent]
-          })
-        }),
-        // A chunk whose files were all known and filtered out, or had vanished, is left empty: dropped here.
-        Stream.filter(() => true),
-        Stream.concat(Stream.fromEffectDrain(Effect.gen(function*() {
-          walk.done()
-          yield* Effect.forkIn(root.cover(), scope)
-        })))
-      )
+      return rootWalk(options, keep, stat, root, key, yield* Clock.currentTimeMillis, scope)
     }))
 
   const listFiles = (options: Ripgrep.FilesOptions, keep: (path: string) => boolean) =>

@@ -16,6 +16,10 @@
  * Ignore rules from outside the watched tree are watched too: the root's ancestors' ignore files
  * (rg reads them) and every repository's `.git/info/exclude`; a change to one, or a repository
  * appearing, makes the next call walk again.
+ * A root's first call is answered without it: rg's listing stat'ed at once, several batches in
+ * flight, no watch on the way. The root is then filled in the background: every directory under it
+ * watched first, then a walk that stats every file, so a change made around the first call is seen
+ * by that walk or reported by a watch; calls that come meanwhile wait for the fill.
  * A directory is watched before any of its files is stat'ed, so no change falls between the stat and
  * the watch; a directory modified since shortly before the walk began keeps that walk's listing
  * from being kept (an entry may have appeared after rg read the directory).
@@ -26,7 +30,8 @@
  * budget, every call walks, reusing the mtimes.
  *
  * Memory is bounded: at most `MAX_FILES` mtimes and `MAX_DIRECTORIES` watches over all roots, at
- * most `MAX_LISTINGS` listings per root and `MAX_ROOTS` roots (the least recently used is dropped).
+ * most `MAX_LISTINGS` listings per root and `MAX_ROOTS` roots (the least recently used is dropped),
+ * and per root the files and mtimes of its last served answer, reused while nothing changed.
  *
  * A limit it cannot see past: Linux drops inotify events when more than `fs.inotify.max_queued_events`
  * (16384 by default) pile up unread, and Node does not report it. Events are read whenever the

@@ -3,6 +3,7 @@
  * directory, the mtimes and listings they keep true, and the events applied at the next call. The
  * budgets it reserves from are the whole index's.
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type { EntryInfo } from "./Ripgrep.ts"
 import type { MtimeIndex } from "./RipgrepIndex.ts"
@@ -76,7 +77,22 @@ export class Root {
   structure = 0
   /** Bumped whenever events are applied: a stat taken before may be older than an applied event. */
   version = 0
+  /** Bumped by anything that may change a served listing: events applied, an mtime recorded, a structural change. */
+  changes = 0
+  /**
+   * The files and mtimes `serve` last gave, reused while nothing changed (`changes`); one per root,
+   * so what it holds stays within the files the index holds.
+   */
+  private lastServed: {
+    readonly listing: Listing
+    readonly filter: string
+    readonly changes: number
+    readonly paths: ReadonlyArray<string>
+    readonly mtimes: Float64Array
+  } | undefined
   dropped = false
+  /** Completed when the fill under way (`beginFill`) ends: calls wait for it before using the root. */
+  filling: Deferred.Deferred<void> | undefined = undefined
 
   readonly cwd: string
   readonly index: MtimeIndex
@@ -182,8 +198,10 @@ export class Root {
 
   /** Something appeared, vanished or an ignore file changed: no listing holds any more. */
   private structural() {
+    this.changes++
     this.structure++
     this.listings.clear()
+    this.lastServed = undefined
   }
 
   /** Forgets watched directory `dir` and everything known below it. */
@@ -226,6 +244,7 @@ export class Root {
     }
     if (this.pending.size === 0) return
     this.version++
+    this.changes++
     const events = [...this.pending]
     this.pending.clear()
     const lstat = this.index.platform.lstat
@@ -265,18 +284,33 @@ export class Root {
     }
   }
 
-  /** The listing of a walk narrowed by `key`, with mtimes, when it can be served without a walk. */
-  serve(key: string): ReadonlyArray<Known> | undefined {
+  /**
+   * The listing of a walk narrowed by `key`, when it can be served without a walk: `make` turns
+   * each listed file that `keep` accepts, with its mtime, into what is returned. `filter` names
+   * `keep`: while nothing in the root changed, the same listing and filter are served from the
+   * files and mtimes the previous call kept, without a lookup per file.
+   */
+  serve<A>(key: string, filter: string, keep: (path: string) => boolean, make: (path: string, mtime: number) => A): Array<A> | undefined {
     if (this.covered !== "yes") return undefined
     const listing = this.listings.get(key)
     if (listing === undefined) return undefined
     this.listings.delete(key)
     this.listings.set(key, listing)
-    const out: Array<Known> = []
-    for (const path of listing.files) {
-      const mtime = this.mtimes.get(path)
-      if (mtime !== undefined) out.push({ path, mtime })
+    let last = this.lastServed
+    if (last?.listing !== listing || last.filter !== filter || last.changes !== this.changes) {
+      const paths: Array<string> = []
+      const mtimes: Array<number> = []
+      for (const path of listing.files) {
+        if (!keep(path)) continue
+        const mtime = this.mtimes.get(path)
+        if (mtime === undefined) continue
+        paths.push(path)
+        mtimes.push(mtime)
+      }
+      last = this.lastServed = { listing, filter, changes: this.changes, paths, mtimes: Float64Array.from(mtimes) }
     }
+    const out = new Array<A>(last.paths.length)
+    for (let i = 0; i < out.length; i++) out[i] = make(last.paths[i]!, last.mtimes[i]!)
     return out
   }
 
@@ -307,15 +341,13 @@ export class Root {
           return false
         }
         // Newly watched: an entry made after rg read the directory and before the watch is unseen.
-        if (this.watched.size > before) {
-          const info = this.index.platform.lstat(this.absolute(dir))
-          if (info === undefined || info.mtime >= startedAt - MTIME_SLACK_MS) keep = false
-        }
+        if (this.watched.size > before && this.changedSince(dir, startedAt)) keep = false
         return true
       },
       record: (path, mtime, stamp) => {
         if (this.dropped) return
         const before = this.mtimes.size
+        this.changes++
         this.mtimes.set(path, mtime)
         if (this.mtimes.size > before && !this.index.reserveFile()) {
           this.mtimes.delete(path)
@@ -333,6 +365,41 @@ export class Root {
         while (this.listings.size > MAX_LISTINGS) this.listings.delete(this.listings.keys().next().value!)
       }
     }
+  }
+
+  /**
+   * Whether directory `dir` may have changed since shortly before `since` (timestamp granularity):
+   * its entries (its mtime), or its ignore files edited in place (which leaves the directory's
+   * mtime alone but changes what rg lists below it). Gone or unreadable counts as changed.
+   */
+  private changedSince(dir: string, since: number): boolean {
+    const lstat = this.index.platform.lstat
+    const info = lstat(this.absolute(dir))
+    if (info === undefined || info.mtime >= since - MTIME_SLACK_MS) return true
+    for (const name of IGNORE_FILES) {
+      const rules = lstat(this.absolute(child(dir, name)))
+      if (rules !== undefined && rules.mtime >= since - MTIME_SLACK_MS) return true
+    }
+    return false
+  }
+
+  /** Nothing known yet and no fill under way: its next walk answers without it, then fills it. */
+  get fresh(): boolean {
+    return this.filling === undefined && this.mtimes.size === 0 && this.listings.size === 0 && this.covered === "no"
+  }
+
+  /**
+   * Marks a fill of this fresh root as under way (calls wait for `filling` before using the root)
+   * and returns the effect that ends it; undefined when the root is no longer fresh.
+   */
+  beginFill(): Effect.Effect<void> | undefined {
+    if (this.dropped || !this.fresh) return undefined
+    const done = Deferred.makeUnsafe<void>()
+    this.filling = done
+    return Effect.sync(() => {
+      if (this.filling === done) this.filling = undefined
+      Deferred.doneUnsafe(done, Effect.void)
+    })
   }
 
   /** Coverage would exceed the watch budget: the directories watched for it alone are released. */
@@ -364,7 +431,8 @@ export class Root {
     this.covered = "scanning"
     const self = this
     return Effect.gen(function*() {
-      const queue = [...self.watched.keys()]
+      // A root that watches nothing yet (a fill) is scanned from the top.
+      const queue = self.watched.size === 0 ? [""] : [...self.watched.keys()]
       let visited = 0
       while (queue.length > 0) {
         if (self.dropped || self.covered !== "scanning") return
@@ -375,8 +443,7 @@ export class Root {
           if (watched === "failed") continue
           let oldest = Infinity
           for (const listing of self.listings.values()) oldest = Math.min(oldest, listing.startedAt)
-          const info = self.index.platform.lstat(self.absolute(dir))
-          if (info === undefined || info.mtime >= oldest - MTIME_SLACK_MS) self.structural()
+          if (self.changedSince(dir, oldest)) self.structural()
         }
         for (const name of self.index.platform.subdirectories(self.absolute(dir)) ?? []) {
           const sub = child(dir, name)
@@ -390,6 +457,8 @@ export class Root {
 
   close() {
     this.dropped = true
+    if (this.filling !== undefined) Deferred.doneUnsafe(this.filling, Effect.void)
+    this.filling = undefined
     for (const close of this.watched.values()) close()
     for (const close of this.ruleWatches) close()
     this.index.releaseDirectories(this.watched.size + this.ruleWatches.length)
@@ -399,5 +468,6 @@ export class Root {
     this.mtimes.clear()
     this.listings.clear()
     this.pending.clear()
+    this.lastServed = undefined
   }
 }

@@ -1,10 +1,11 @@
 /**
- * Batch stats for glob's and grep's mtimes on a thread of their own (libuv's thread pool when it
- * cannot start): no Effect per file (an Effect per stat cost more than the stat itself, and
+ * Batch stats for glob's and grep's mtimes on threads of their own, one per CPU up to 4 (libuv's
+ * thread pool when one cannot start): no Effect per file (an Effect per stat cost more than the stat itself, and
  * spawned `stat` processes competed with rg for the CPUs). And the directory watches that keep
  * Ripgrep's mtime index true between calls (`fs.watch` on one directory: inotify on Linux).
  */
 import { lstatSync, readdirSync, stat, watch } from "node:fs"
+import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import * as Effect from "effect/Effect"
@@ -32,20 +33,22 @@ const statOnPool: Ripgrep.StatBatch = (cwd, paths) =>
   })
 
 /**
- * The stat thread: synchronous stats in a loop, the mtimes sent back in one transferred array
- * (NaN for what is not a regular file). A stat this way costs a fraction of a callback on the
- * thread pool, and none of it is on the main thread.
+ * A stat thread: synchronous stats in a loop, the mtimes sent back in one transferred array (NaN
+ * for what is not a regular file). A stat this way costs a fraction of a callback on the thread
+ * pool, and none of it is on the main thread. Paths are joined to `cwd` by concatenation: they
+ * come from rg's listing (relative, clean), and `path.join` per file cost more than the stat.
  */
 const STAT_THREAD = `
 const { parentPort } = require("node:worker_threads")
 const { statSync } = require("node:fs")
-const { join } = require("node:path")
 parentPort.on("message", ({ id, cwd, joined }) => {
   const paths = joined.split("\\0")
   const out = new Float64Array(paths.length)
+  const prefix = cwd.endsWith("/") ? cwd : cwd + "/"
+  const options = { throwIfNoEntry: false }
   for (let i = 0; i < paths.length; i++) {
     let info
-    try { info = statSync(join(cwd, paths[i]), { throwIfNoEntry: false }) } catch { info = undefined }
+    try { info = statSync(prefix + paths[i], options) } catch { info = undefined }
     out[i] = info !== undefined && info.isFile() ? info.mtimeMs : NaN
   }
   parentPort.postMessage({ id, out }, [out.buffer])
@@ -55,20 +58,28 @@ parentPort.on("message", ({ id, cwd, joined }) => {
 interface StatThread {
   readonly worker: Worker
   readonly pending: Map<number, (out: Float64Array | undefined) => void>
-  next: number
 }
 
-/** Started on first use; holds the process open only while it has work. Undefined once it failed. */
-let thread: StatThread | undefined | null = null
+/**
+ * Stat threads, one per CPU up to `MAX_THREADS`: a listing's batches are spread over them while rg
+ * still walks. Started on demand (a batch goes to an idle thread, a new one while below the
+ * limit); each holds the process open only while it has work.
+ */
+const MAX_THREADS = Math.max(1, Math.min(4, availableParallelism()))
+const threads: Array<StatThread> = []
+/** Set once a thread could not start or failed: later batches use the thread pool. */
+let broken = false
+let nextId = 0
 
-const statThread = (): StatThread | undefined => {
-  if (thread !== null) return thread
+const startThread = (): StatThread | undefined => {
   try {
     const worker = new Worker(STAT_THREAD, { eval: true })
     worker.unref()
-    const started: StatThread = { worker, pending: new Map(), next: 0 }
+    const started: StatThread = { worker, pending: new Map() }
     const fail = () => {
-      thread = undefined // later batches use the thread pool
+      broken = true
+      const i = threads.indexOf(started)
+      if (i !== -1) threads.splice(i, 1)
       for (const resolve of started.pending.values()) resolve(undefined)
       started.pending.clear()
     }
@@ -80,10 +91,31 @@ const statThread = (): StatThread | undefined => {
     })
     worker.on("error", fail)
     worker.on("exit", fail)
-    return thread = started
+    threads.push(started)
+    return started
   } catch {
-    return thread = undefined
+    broken = true
+    return undefined
   }
+}
+
+/** The thread to give a batch: an idle one, else a new one while below the limit, else the least busy. */
+const statThread = (): StatThread | undefined => {
+  if (broken) return undefined
+  let best: StatThread | undefined
+  for (const t of threads) if (best === undefined || t.pending.size < best.pending.size) best = t
+  if (best !== undefined && (best.pending.size === 0 || threads.length >= MAX_THREADS)) return best
+  return startThread() ?? best
+}
+
+/** The thread's answer as `statBatch` gives it (a loop: `Array.from` with a callback cost more than the stats' transfer). */
+const mtimesOf = (out: Float64Array): Array<number | undefined> => {
+  const mtimes = new Array<number | undefined>(out.length)
+  for (let i = 0; i < out.length; i++) {
+    const m = out[i]!
+    mtimes[i] = m === m ? m : undefined // NaN: not a regular file
+  }
+  return mtimes
 }
 
 export const statBatch: Ripgrep.StatBatch = (cwd, paths) => {
@@ -91,16 +123,13 @@ export const statBatch: Ripgrep.StatBatch = (cwd, paths) => {
   if (t === undefined) return statOnPool(cwd, paths)
   return Effect.flatMap(
     Effect.callback<Float64Array | undefined>((resume) => {
-      const id = t.next++
+      const id = nextId++
       t.pending.set(id, (out) => resume(Effect.succeed(out)))
       if (t.pending.size === 1) t.worker.ref()
       // One string crosses to the thread much faster than an array of them.
       t.worker.postMessage({ id, cwd, joined: paths.join("\0") })
     }),
-    (out) =>
-      out === undefined
-        ? statOnPool(cwd, paths)
-        : Effect.succeed(Array.from(out, (m) => (Number.isNaN(m) ? undefined : m)))
+    (out) => (out === undefined ? statOnPool(cwd, paths) : Effect.succeed(mtimesOf(out)))
   )
 }
 

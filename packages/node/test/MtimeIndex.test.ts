@@ -197,4 +197,46 @@ describe.skipIf(!hasRg)("mtime index (needs rg)", () => {
         }
       })
     ))
+  it.live("a change made right after a session's first call (while the index fills) is seen by the next calls", () =>
+    withTree((root) =>
+      Effect.gen(function*() {
+        write(root, "src/a.ts", "a", OLD + 10)
+        write(root, "src/b.ts", "b", OLD + 20)
+        write(root, "lib/c.ts", "c", OLD + 30)
+        write(root, ".gitignore", "*.log\n", OLD)
+        settle(root, ["src", "lib"])
+        const indexed = session(root, true)
+        const fresh = session(root, false)
+        try {
+          assert.strictEqual((yield* indexed.glob("**/*")).split("\n")[0], join(root, "lib/c.ts"))
+          // At once, and dated back as an archive's extraction would: no mtime says anything changed.
+          write(root, "src/new.ts", "n", OLD + 40)
+          writeFileSync(join(root, "lib/c.ts"), "c2")
+          utimesSync(join(root, "lib/c.ts"), OLD + 5, OLD + 5)
+          writeFileSync(join(root, ".gitignore"), "*.log\nb.ts\n")
+          utimesSync(join(root, ".gitignore"), OLD, OLD)
+          settle(root, ["src", "lib"])
+          const expected = ["src/new.ts", "src/a.ts", "lib/c.ts", ".gitignore"].map((rel) => join(root, rel)).join("\n")
+          assert.strictEqual(yield* fresh.glob("**/*"), expected)
+          assert.strictEqual(yield* indexed.glob("**/*"), expected)
+          assert.strictEqual(yield* untilServed(indexed, "**/*"), expected)
+
+          // Served again while nothing changes (another pattern's walk in between); an edit is seen
+          // at once, still without a walk.
+          assert.strictEqual(yield* indexed.glob("**/*.ts"), yield* fresh.glob("**/*.ts"))
+          const quiet = indexed.counter.spawned
+          assert.strictEqual(yield* indexed.glob("**/*"), expected)
+          assert.strictEqual(yield* indexed.glob("**/*"), expected)
+          writeFileSync(join(root, "lib/c.ts"), "c3")
+          utimesSync(join(root, "lib/c.ts"), OLD + 50, OLD + 50)
+          const edited = ["lib/c.ts", "src/new.ts", "src/a.ts", ".gitignore"].map((rel) => join(root, rel)).join("\n")
+          assert.strictEqual(yield* indexed.glob("**/*"), edited)
+          assert.strictEqual(yield* fresh.glob("**/*"), edited)
+          assert.strictEqual(indexed.counter.spawned, quiet, "answered from the index")
+        } finally {
+          yield* Effect.promise(() => indexed.dispose())
+          yield* Effect.promise(() => fresh.dispose())
+        }
+      })
+    ))
 })

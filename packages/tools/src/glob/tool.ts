@@ -54,6 +54,9 @@ interface Entry {
   readonly mtime: number
 }
 
+/** An event with its mtime is offered as it is: no copy per file of a large tree. */
+const hasMtime = (e: Ripgrep.FileEntry): e is Ripgrep.FileEntry & Entry => e.mtime !== undefined
+
 export const GlobTool = Tool.define(
   "glob",
   Effect.gen(function*() {
@@ -98,7 +101,7 @@ export const GlobTool = Tool.define(
           Effect.sync(() => {
             for (const e of events) {
               if (e._tag === "Skipped") skipped.add(e.path)
-              else top.offer({ path: e.path, mtime: e.mtime ?? 0 })
+              else top.offer(hasMtime(e) ? e : { path: e.path, mtime: 0 })
             }
           })
         ),
