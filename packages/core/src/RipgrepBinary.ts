@@ -42,10 +42,11 @@ import type { PlatformError } from "effect/PlatformError"
 import { cleanPath, countParser, parseJsonLine, parseStderrLine, patternError, records } from "./internal/ripgrep/output.ts"
 import * as Ripgrep from "./Ripgrep.ts"
 import { MtimeIndex, type Root } from "./RipgrepIndex.ts"
+import { detectNativeStat, nativeTools, parseStatRecord } from "./RipgrepNativeStat.ts"
 import * as TrustedProgram from "./TrustedProgram.ts"
 
 export { type Binary, type Options, resolve } from "./RipgrepResolve.ts"
-import { type Binary, KILL, optionalConfig, type Options, resolve } from "./RipgrepResolve.ts"
+import { type Binary, KILL, type Options, resolve } from "./RipgrepResolve.ts"
 
 /**
  * rg arguments that narrow the walk to what `filter` can select without changing what ignore
@@ -87,42 +88,6 @@ interface RunSpec<A extends Ripgrep.FileEntry | Ripgrep.Match | Ripgrep.Count> {
 }
 
 const encoder = new TextEncoder()
-
-/** `1795317241.520942078<TAB>./src/a.ts` (GNU stat `%.9Y\t%n`) → an `Mtime`. */
-const parseStatRecord = (record: string): Ripgrep.Mtime | undefined => {
-  const tab = record.indexOf("\t")
-  if (tab <= 0) return undefined
-  const seconds = Number.parseFloat(record.slice(0, tab))
-  return Number.isFinite(seconds) ? { path: cleanPath(record.slice(tab + 1)), mtime: Math.floor(seconds * 1000) } : undefined
-}
-
-interface NativeTools {
-  readonly stat: string
-  readonly xargs: string
-}
-
-/** `stat` and `xargs` by absolute, trusted path (like rg, never from a directory the workspace owns). */
-const nativeTools = Effect.fnUntraced(function*(untrusted: ReadonlyArray<string>) {
-  const pathVar = (yield* optionalConfig("PATH")) ?? ""
-  const options = { path: pathVar.split(":"), untrusted }
-  const stat = yield* Effect.option(TrustedProgram.find(["stat"], options))
-  const xargs = yield* Effect.option(TrustedProgram.find(["xargs"], options))
-  return Option.isSome(stat) && Option.isSome(xargs) ? { stat: stat.value, xargs: xargs.value } : undefined
-})
-
-/** Whether a GNU `stat` with sub-second `%.9Y` and an `xargs -0` are available. */
-const detectNativeStat = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], tools: NativeTools) =>
-  spawner.string(ChildProcess.make(tools.stat, ["--printf", "%.9Y", "/"], { stdin: "ignore", stderr: "ignore", ...KILL })).pipe(
-    Effect.flatMap((out) =>
-      /^\d+\.\d{9}$/.test(out.trim())
-        ? spawner.exitCode(ChildProcess.make(tools.xargs, ["-0", "true"], { stdin: "ignore", stdout: "ignore", stderr: "ignore", ...KILL }))
-          .pipe(Effect.map((code) => code === 0))
-        : Effect.succeed(false)
-    ),
-    Effect.timeoutOption("5 seconds"),
-    Effect.map((r) => r._tag === "Some" && r.value),
-    Effect.orElseSucceed(() => false)
-  )
 
 /**
  * The walks the mtime index serves: glob's (hidden files listed, ignore files honoured, no depth
