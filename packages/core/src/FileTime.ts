@@ -29,6 +29,7 @@ import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
+import * as Bytes from "./Bytes.ts"
 
 export interface Stamp {
   readonly readAt: number
@@ -179,27 +180,6 @@ const describeChange = (stamp: Stamp, size: number, lines: number, mtime: number
   return `${what}${when} (read at ${iso(stamp.readAt)})`
 }
 
-interface CompareHost {
-  readonly Buffer?: { readonly compare: (a: Uint8Array, b: Uint8Array) => number }
-}
-const nativeCompare = (globalThis as CompareHost).Buffer?.compare
-
-/** Byte equality: native where the runtime has Buffer, else four bytes at a time where aligned. */
-const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
-  if (a.length !== b.length) return false
-  if (nativeCompare !== undefined) return nativeCompare(a, b) === 0
-  let i = 0
-  if ((a.byteOffset & 3) === 0 && (b.byteOffset & 3) === 0) {
-    const words = a.length >>> 2
-    const wa = new Int32Array(a.buffer, a.byteOffset, words)
-    const wb = new Int32Array(b.buffer, b.byteOffset, words)
-    for (let w = 0; w < words; w++) if (wa[w] !== wb[w]) return false
-    i = words * 4
-  }
-  for (; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
-
 /**
  * Builds the service; `lockCount` (not part of the service contract) reports how many per-path
  * locks are held or awaited, so tests can check the lock map is cleaned up.
@@ -320,7 +300,7 @@ export const make = Effect.fnUntraced(function*(options: LayerOptions = {}) {
     yield* Effect.annotateCurrentSpan({ sessionID, path: key })
     const record = lookUp(sessionID, key)
     if (record === undefined) return yield* new FileNotReadError({ path: key })
-    if (content !== undefined && "bytes" in record && sameBytes(content, record.bytes)) return
+    if (content !== undefined && "bytes" in record && Bytes.equal(content, record.bytes)) return
     // Kept bytes stay kept (an edit may be re-based on them): the stamp is made without settling.
     const previous = "bytes" in record ? stampOf(record) : record
     if (content !== undefined && !("bytes" in record) && hash(content) === previous.hash) return

@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import type { PlatformError } from "effect/PlatformError"
-import { Tool } from "@agent-tools/core"
+import { Bytes, Tool } from "@agent-tools/core"
 import { atomicWrite, describeFsError, ensureDirectory, fsErrorReason, inspect, writeTemp } from "../internal/file/files.ts"
 import { MAX_EDIT_BYTES } from "../internal/limits.ts"
 import { megabytes } from "../internal/size.ts"
@@ -148,12 +148,11 @@ export const planPatch = Effect.fnUntraced(function*(
   return { slots: [...slots.values()], changes, failure: undefined }
 })
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i])
 
 /** Slots whose final state differs from the disk. */
 export const changedSlots = (slots: ReadonlyArray<Slot>): Array<Slot> =>
   slots.filter((s) =>
-    s.current === null ? s.original.kind === "file" : s.original.kind !== "file" || !sameBytes(s.original.bytes, s.current)
+    s.current === null ? s.original.kind === "file" : s.original.kind !== "file" || !Bytes.equal(s.original.bytes, s.current)
   )
 
 /**

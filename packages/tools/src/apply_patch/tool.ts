@@ -10,7 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as z from "zod"
-import { Events, FileTime, Tool } from "@agent-tools/core"
+import { Bytes, Events, FileTime, Tool } from "@agent-tools/core"
 import { externalRequest, locate } from "../internal/shared/access.ts"
 import { editRequests } from "../internal/shared/protected.ts"
 import { assertFresh, displayPath, fsFailure, type Services } from "../internal/file/common.ts"
@@ -58,13 +58,12 @@ const pureRenames = (changes: ReadonlyArray<Change>, slots: ReadonlyArray<Slot>)
     const from = slots.find((s) => s.shown === c.from)
     const to = slots.find((s) => s.shown === c.shown)
     if (from === undefined || to === undefined || from.current !== null || from.original.kind !== "file" || to.current === null) continue
-    if (to.original.kind === "file" || !sameBytes(from.original.bytes, to.current)) continue
+    if (to.original.kind === "file" || !Bytes.equal(from.original.bytes, to.current)) continue
     out.set(from.shown, to)
   }
   return out
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i])
 
 const textOf = (s: Slot, bytes: Uint8Array | null): string =>
   bytes === null ? "" : isBinary(s.real, bytes) ? "(binary content)\n" : decode(bytes).text
@@ -117,7 +116,7 @@ const unchanged = Effect.fnUntraced(function*(slots: ReadonlyArray<Slot>) {
     if (o.kind === "file") {
       if (entry._tag !== "File" || entry.size !== o.bytes.length || entry.mode !== o.mode || entry.links !== o.links) return false
       const fs = yield* FileSystem.FileSystem
-      if (!sameBytes(yield* fs.readFile(s.real), o.bytes)) return false
+      if (!Bytes.equal(yield* fs.readFile(s.real), o.bytes)) return false
     } else if (o.kind === "other" || entry._tag !== (o.kind === "missing" ? "Missing" : "Directory")) return false
   }
   return true

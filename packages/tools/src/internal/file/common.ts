@@ -11,7 +11,7 @@ import * as Path from "effect/Path"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import type { PlatformError } from "effect/PlatformError"
-import { type Events, FileTime, type ProtectedPaths, Tool, type Truncate, Workspace } from "@agent-tools/core"
+import { Bytes, type Events, FileTime, type ProtectedPaths, Tool, type Truncate, Workspace } from "@agent-tools/core"
 import { locate, withExternal } from "../shared/access.ts"
 import { editRequests, protectedNow } from "../shared/protected.ts"
 import { type FileDiff, type Span, spanDiff, unifiedDiff } from "../diff.ts"
@@ -303,26 +303,12 @@ const resolve = <A>(
   )
 }
 
-interface BufferHost {
-  readonly Buffer?: { readonly compare: (a: Uint8Array, b: Uint8Array) => number }
-}
-// A native comparison where the runtime has one (Node, Bun, Deno): a byte loop in JS takes
-// milliseconds on a file of a few hundred KB.
-const nativeCompare = (globalThis as BufferHost).Buffer?.compare
-
-const sameBytes = (a: Uint8Array, b: Uint8Array) => {
-  if (a.length !== b.length) return false
-  if (nativeCompare !== undefined) return nativeCompare(a, b) === 0
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
-
 /** The file under the lock is the one the plan worked on: missing both times, or the same bytes, mode and links. */
 const sameFile = (worked: Worked<unknown>, entry: Changeable, bytes: Uint8Array | undefined): boolean =>
   entry._tag === "Missing"
     ? worked.entry._tag === "Missing"
     : worked.entry._tag === "File" && worked.bytes !== undefined && bytes !== undefined &&
-      entry.mode === worked.entry.mode && entry.links === worked.entry.links && sameBytes(bytes, worked.bytes)
+      entry.mode === worked.entry.mode && entry.links === worked.entry.links && Bytes.equal(bytes, worked.bytes)
 
 interface Worked<A> {
   readonly entry: Changeable
