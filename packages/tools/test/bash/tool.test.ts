@@ -2,67 +2,15 @@
  * The bash tool end to end: permissions asked in order, as one prompt (and nothing runs when one is refused),
  * results and notes, truncation with the spill on disk, workdir, shell and environment.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { NodeFileSystem, NodePath, NodeServices } from "@effect/platform-node"
-import { afterAll, assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
-import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, SubagentRunner, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
-import { FakeSpawner, RecordingSandbox, ScriptedSubagent } from "@agent-tools/testing"
+import { assert, describe } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Permission, Sandbox, SubagentRunner, Tool, ToolRegistry, Truncate } from "@agent-tools/core"
+import { RecordingSandbox, ScriptedSubagent } from "@agent-tools/testing"
 import { TaskTool } from "../../src/task/tool.ts"
 import * as Bash from "../../src/bash/index.ts"
-
-const base = realpathSync(mkdtempSync(join(tmpdir(), "bash-tool-")))
-const root = join(base, "ws")
-const spillDir = join(base, "spill")
-mkdirSync(join(root, "sub"), { recursive: true })
-afterAll(() => rmSync(base, { recursive: true, force: true }))
-
-interface Setup {
-  readonly rules?: Permission.Ruleset
-  readonly unattended?: "wait" | "reject" | "allow"
-  readonly config?: Partial<Bash.ConfigOptions>
-  readonly env?: Record<string, string>
-  readonly truncation?: Truncate.Config
-}
-
-const ALLOW_ALL: Permission.Ruleset = [{ permission: "*", pattern: "*", action: "allow" }]
-
-const layerWith = (setup: Setup = {}) =>
-  Layer.mergeAll(
-    Workspace.layer({ root, spillDirectories: [spillDir] }),
-    Permission.layer({ rules: setup.rules ?? ALLOW_ALL, unattended: setup.unattended ?? "reject" }),
-    Truncate.layer(setup.truncation),
-    Bash.parserLayer,
-    Bash.configLayer({ home: base, ...setup.config }),
-    ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash", ...setup.env }))
-  ).pipe(
-    Layer.provideMerge(SpillStorage.layer({ dir: spillDir })),
-    Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Events.layerNoop, ModuleLoader.layerMemory({}))),
-    Layer.provideMerge(Sandbox.layerNone("these tests run commands unconfined"))
-  )
-
-const args = (command: string, more: Partial<Bash.Parameters> = {}) => ({ command, description: "test command", ...more })
-
-/** Calls the tool once through a registry, with a context that records asks and live metadata. */
-const call = (input: Record<string, unknown>, options: { readonly abort?: AbortSignal } = {}) =>
-  Effect.gen(function*() {
-    const registry = yield* ToolRegistry.make([Bash.BashTool])
-    const asked: Array<Tool.AskInput> = []
-    const live: Array<Tool.Metadata> = []
-    const ctx = yield* Tool.makeContext({ sessionID: "s", abort: options.abort, metadata: (u) => Effect.sync(() => void live.push(u.metadata ?? {})) })
-    const prompts: Array<ReadonlyArray<Tool.AskInput>> = []
-    const result = yield* registry.execute("bash", input, {
-      ...ctx,
-      ask: (i) => Effect.andThen(Effect.sync(() => (asked.push(i), prompts.push([i]))), ctx.ask(i)),
-      askAll: (is) => Effect.andThen(Effect.sync(() => (asked.push(...is), prompts.push(is))), ctx.askAll(is))
-    })
-    return { result, asked, prompts, live }
-  })
-
-const live = (name: string, setup: Setup, body: () => Effect.Effect<void, unknown, any>) =>
-  it.live(name, () => body().pipe(Effect.provide(layerWith(setup))), 30_000)
+import { ALLOW_ALL, args, base, call, live, root, spillDir } from "./toolHarness.ts"
 
 describe("bash tool: permissions", () => {
   live("asks external_directory, edit and bash in that order, as one prompt, then runs", {}, () =>
@@ -442,63 +390,4 @@ describe("bash tool: results", () => {
       assert.strictEqual(text.result.output, "\u001b[31mred\u001b[0m\tx\n")
       assert.isUndefined(text.result.metadata.outputPath)
     }))
-})
-
-describe("bash tool: what it runs", () => {
-  const fake = Layer.mergeAll(
-    Workspace.layer({ root }),
-    Permission.layer({ rules: ALLOW_ALL }),
-    Truncate.layer(),
-    Bash.parserLayer,
-    Bash.configLayer({ home: base, env: { EXTRA: "1" } }),
-    ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash", GITHUB_TOKEN: "ghp_secret" }))
-  ).pipe(
-    Layer.provideMerge(SpillStorage.layerMemory()),
-    Layer.provideMerge(Layer.mergeAll(
-      FakeSpawner.layer(() => ({ stdout: "fake\n" })),
-      NodeFileSystem.layer,
-      NodePath.layer,
-      Events.layerNoop,
-      ModuleLoader.layerMemory({}),
-      Sandbox.layerNone("these tests run a fake spawner")
-    ))
-  )
-
-  it.live("passes the command unchanged to the shell, with the non-interactive environment and no host secret", () =>
-    Effect.gen(function*() {
-      const { result } = yield* call(args("git log | head -3", { workdir: "sub" }))
-      assert.strictEqual(result.output, "fake\n")
-      const [spawned] = yield* FakeSpawner.spawned
-      assert.strictEqual(spawned!.command, "git log | head -3")
-      assert.strictEqual(spawned!.shell, "/bin/bash")
-      assert.strictEqual(spawned!.cwd, join(root, "sub"))
-      // Without a sandbox too, only allow-listed host variables come in: the token stays out.
-      assert.deepStrictEqual(spawned!.env, { PATH: "/usr/bin:/bin", SHELL: "/bin/bash", ...Bash.NON_INTERACTIVE_ENV, EXTRA: "1" })
-    }).pipe(Effect.provide(fake)))
-
-  it.live("a command too large or too deeply nested is a tool error, and nothing runs", () =>
-    Effect.gen(function*() {
-      let deep = "ls"
-      for (let i = 0; i < 1000; i++) deep = `echo $(${deep})`
-      const nested = yield* Effect.flip(call(args(deep)))
-      assert.strictEqual(nested._tag, "ToolError")
-      assert.match(nested.message, /^The command nests more than 500 levels deep/)
-      const large = yield* Effect.flip(call(args(`echo ${"x".repeat(200_000)}`)))
-      assert.strictEqual(large._tag, "ToolError")
-      assert.match(large.message, /^The command is 200005 bytes; a command may be at most 131072 bytes \(128 KiB\)/)
-      assert.deepStrictEqual(yield* FakeSpawner.spawned, [])
-    }).pipe(Effect.provide(fake)))
-
-  it.effect("describes itself with the parameters opencode uses", () =>
-    Effect.gen(function*() {
-      const tool = yield* Tool.build(Bash.BashTool)
-      assert.deepStrictEqual(Object.keys((tool.jsonSchema as { properties: object }).properties), ["command", "timeout", "workdir", "description", "run_in_background", "tty", "cols", "rows"])
-      assert.deepStrictEqual((tool.jsonSchema as { required: Array<string> }).required, ["command", "description"])
-      assert.include(tool.description, `All commands run in ${root} by default`)
-      assert.include(tool.description, "commands time out after 120000ms")
-      assert.include(tool.description, "A command may be at most 131072 bytes (128 KiB)")
-      // True by "passes the command unchanged…" above: the token in the environment is not passed on.
-      assert.include(tool.description, "credentials in the agent's environment (API keys, tokens) are not set")
-      assert.isTrue(tool.annotations.destructive)
-    }).pipe(Effect.provide(fake)))
 })
