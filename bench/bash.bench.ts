@@ -71,8 +71,12 @@ const big = async (bytes: number, direct: boolean) => {
     const probe = loadProbe()
     // The anchor, run again right before each call: under a shared machine's load the same
     // command's time moves by ±30 % within a minute, so each call is compared with its own.
+    // Every measured write, the anchor's and the tool's, starts after a `sync`: the dirty pages of
+    // the write before it would otherwise be flushed in the middle of it, always against the later one.
+    const settle = () => spawnSync("sync")
     const anchor = () => {
       rmSync(baselineFile, { force: true })
+      settle()
       const t0 = performance.now()
       const r = spawnSync("/bin/bash", ["-c", `${producer(bytes)} | cat > ${baselineFile}`])
       if (r.status !== 0) throw new Error(`baseline failed: ${r.stderr}`)
@@ -124,6 +128,7 @@ const big = async (bytes: number, direct: boolean) => {
         let cpu0 = process.cpuUsage()
         const anchorMs = anchor()
         yield* Effect.sync(() => {
+          settle()
           cpu0 = process.cpuUsage()
           gc()
           const m = process.memoryUsage()

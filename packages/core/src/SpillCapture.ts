@@ -13,6 +13,7 @@
  * to the cap and gets the store's `[spill truncated at N bytes]` trailer. Totals count what was
  * read before each cut.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as LineWindow from "./LineWindow.ts"
 import type { DirectSpill, SpillError } from "./SpillStorage.ts"
@@ -29,6 +30,11 @@ const CHUNK = 2 * 1024 * 1024
 const CAP_SLACK = 64 * 1024 * 1024
 /** Lines are counted, and the file read through, while the output is at most this long. */
 export const COUNT_LIMIT = 64 * 1024 * 1024
+/**
+ * Past `COUNT_LIMIT`, how often (ms) a poll looks at the file's end: the live preview and the cap
+ * need no more, and the command writing the file gets the CPU (every look is a stat and a read).
+ */
+const END_INTERVAL = 50
 /** Kept beyond a budget so a line reaching the edge of what is kept can never fit it (a cut char backs off ≤ 3). */
 const MARGIN = 8
 
@@ -90,6 +96,8 @@ export class Follower {
   private offset = 0
   /** Whether the file is still read through (and its lines counted): until it passes `COUNT_LIMIT`. */
   private counting = true
+  /** When the file's end was last looked at (ms), past `COUNT_LIMIT`. */
+  private endAt = -Infinity
   /** Bytes cut off the file past the cap (they were counted when read). */
   private dropped = 0
   private newlines = 0
@@ -149,8 +157,16 @@ export class Follower {
     }
   }
 
-  /** Reads what the process appended since the last call (past `COUNT_LIMIT`, only its newest bytes). */
-  readonly poll: Effect.Effect<void> = Effect.suspend(() => {
+  /**
+   * Reads what the process appended since the last call (past `COUNT_LIMIT`, only its newest bytes,
+   * and at most every `END_INTERVAL` ms).
+   */
+  readonly poll: Effect.Effect<void> = Effect.suspend(() => this.read(false))
+
+  /** `poll` without the interval: everything written so far is taken (the process has ended). */
+  readonly drain: Effect.Effect<void> = Effect.suspend(() => this.read(true))
+
+  private read(all: boolean): Effect.Effect<void> {
     if (this.failure !== undefined) return Effect.void
     const self = this
     return Effect.gen(function*() {
@@ -162,9 +178,12 @@ export class Follower {
         self.offset += n
         if (self.bytes > COUNT_LIMIT) self.counting = false
       }
+      const now = yield* Clock.currentTimeMillis
+      if (!all && now - self.endAt < END_INTERVAL) return
+      self.endAt = now
       yield* self.followEnd
     }).pipe(Effect.catch((e) => Effect.sync(() => void (self.failure = e))))
-  })
+  }
 
   /** Cuts the file back to the cap once the process has written a slack past it. */
   private readonly cutBack: Effect.Effect<void, SpillError> = Effect.suspend(() => {

@@ -384,7 +384,7 @@ const capture = Effect.fn("Truncate.capture")(function*(state: State, options?: 
   const lim = limits(state, options)
   const follower = new Follower(opened.success, lim, spill.maxBytes, previewChars * 4)
   const done = Effect.gen(function*() {
-    yield* follower.poll
+    yield* follower.drain
     if (disabled(state, options)) {
       const text = yield* follower.readAll.pipe(Effect.orElseSucceed(() => follower.text() ?? ""))
       yield* skip(state, options)

@@ -76,7 +76,7 @@ export interface Result {
 export interface Capture {
   /** The file to redirect the process's stdout and stderr to, appending. */
   readonly path: string
-  /** Reads what was appended since the last call (line totals, both ends). */
+  /** Reads what was appended since the last call (line totals, both ends; past `SpillCapture.COUNT_LIMIT`, at most every 50 ms). */
   readonly poll: Effect.Effect<void>
   /** Appends output that arrived another way (a pipe). */
   readonly append: (bytes: Uint8Array) => Effect.Effect<void>

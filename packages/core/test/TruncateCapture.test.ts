@@ -3,6 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { COUNT_LIMIT, countNewlines } from "../src/SpillCapture.ts"
 import * as SpillStorage from "../src/SpillStorage.ts"
@@ -163,6 +164,8 @@ describe("Truncate.capture (a process writes the spill file)", () => {
           const capture = (yield* h.truncate.capture!({ direction: "head+tail" }, 30))!
           for (const chunk of inWrites(bytes)) {
             appendFileSync(capture.path, chunk)
+            // Past the limit a poll looks at the file's end at most every 50 ms.
+            yield* TestClock.adjust("50 millis")
             yield* capture.poll
           }
           assert.strictEqual(capture.preview(30), `…\n${(numbered(count - 1) + numbered(count)).slice(-30)}`)
