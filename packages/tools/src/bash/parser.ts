@@ -43,8 +43,13 @@ const DEFAULTS = ["--wasm-lazy-compilation", "--wasm-dynamic-tiering", "--wasm-t
 /** Command-line flags that mean the user chose how wasm compiles (or froze the flags): then none is touched. */
 const USER_CHOICE = /--(no-)?(wasm-lazy-compilation|wasm-dynamic-tiering|wasm-tier-up|liftoff|liftoff-only|freeze-flags-after-init)\b/
 
-/** A compiled module, as `Language.loadSync` takes it. */
-type GrammarModule = Parameters<typeof Language.loadSync>[0]
+/**
+ * A compiled module (a `WebAssembly.Module`, which `Language.loadSync` takes). Typed on its own so
+ * that the published declarations do not name web-tree-sitter's, which need Emscripten's types.
+ */
+interface GrammarModule {
+  readonly __grammar?: never
+}
 /** The part of the WebAssembly API used here (the package is typed without DOM or Node globals). */
 interface WasmHost {
   readonly WebAssembly?: { readonly Module: new(bytes: Uint8Array) => GrammarModule }
@@ -86,7 +91,7 @@ const loadOnce = () =>
     // tree-sitter-bash has no "exports" map, so the subpath resolves directly.
     const bytes = await readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"))
     const compiled = compileGrammar(bytes)
-    const language = compiled === undefined ? await ts.Language.load(bytes) : ts.Language.loadSync(compiled)
+    const language = compiled === undefined ? await ts.Language.load(bytes) : ts.Language.loadSync(compiled as Parameters<typeof ts.Language.loadSync>[0])
     return { Parser: ts.Parser, language }
   })().catch((cause: unknown) => {
     loading = undefined // a later call may retry (e.g. after the package is installed)
