@@ -8,7 +8,8 @@
  *   ./node_modules/.bin/node --expose-gc bench/bash-analysis.bench.ts [--runs=5]
  */
 import { loadavg } from "node:os"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { NodeGrammar } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
 import { fmt, machine, median } from "./lib/stats.ts"
 
@@ -110,6 +111,6 @@ const main = Effect.gen(function*() {
   console.log(`| 1 MB command refused (over ${Bash.MAX_COMMAND_BYTES} bytes) | ${fmt(median(refuse), 3)} |`)
   console.log(`| 1000 nested \`$(…)\`: BashAnalysisError | ${fmt(median(nesting))} |`)
   console.log(`\nload average after: ${load()}; median of ${runs} runs each`)
-}).pipe(Effect.scoped, Effect.provide(Bash.parserLayer))
+}).pipe(Effect.scoped, Effect.provide(Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer))))
 
 await Effect.runPromise(main)

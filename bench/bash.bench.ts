@@ -24,6 +24,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { NodeServices } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, Path } from "effect"
 import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { NodeGrammar } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
 import { fmt, loadProbe, loadText, machine, median, percentile } from "./lib/stats.ts"
 
@@ -39,12 +40,12 @@ const gc = () => (globalThis as { gc?: () => void }).gc?.()
 
 // ---------------------------------------------------------------------------------------------
 // 3. Cold load, in a child process: `--cold=layer` times the real code path (first use of
-// Bash.parserLayer's parser, after the tools package is imported); `phases` (below) times the
+// the Node runtime's parser layer, after the tools package is imported); `phases` (below) times the
 // same steps one by one in a bare Node process.
 const coldMode = flag("cold")
 if (coldMode === "layer") {
   const t0 = performance.now()
-  await Effect.runPromise(Effect.scoped(Bash.BashParser.use((p) => p.parser)).pipe(Effect.provide(Bash.parserLayer)))
+  await Effect.runPromise(Effect.scoped(Bash.BashParser.use((p) => p.parser)).pipe(Effect.provide(Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer)))))
   console.log(JSON.stringify({ total: performance.now() - t0 }))
   process.exit(0)
 }
@@ -87,7 +88,7 @@ const big = async (bytes: number, direct: boolean) => {
       Workspace.layer({ root }),
       Permission.layer({ rules: [{ permission: "*", pattern: "*", action: "allow" }] }),
       Truncate.layer(),
-      Bash.parserLayer,
+      Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer)),
       Bash.configLayer({ home: base, maxTimeout: 3_600_000 }),
       ConfigProvider.layer(ConfigProvider.fromEnvRecord({ PATH: "/usr/bin:/bin", SHELL: "/bin/bash" }))
     ).pipe(
@@ -205,9 +206,9 @@ const analysis = Effect.gen(function*() {
     rows.push(`| \`${command.replace(/\|/g, "\\|")}\` | ${command.length} | ${fmt(median(times))} | ${fmt(percentile(times, 99))} |`)
   }
   return rows
-}).pipe(Effect.scoped, Effect.provide(Bash.parserLayer))
+}).pipe(Effect.scoped, Effect.provide(Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer))))
 
-/** The steps of Bash.parserLayer's first load, timed in a bare `node -e` process. */
+/** The steps of Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer))'s first load, timed in a bare `node -e` process. */
 const phasesScript = () => {
   const require = createRequire(import.meta.resolve("@agent-tools/tools"))
   const runtime = require.resolve("web-tree-sitter/web-tree-sitter.wasm")

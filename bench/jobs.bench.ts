@@ -16,6 +16,7 @@ import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { NodeGrammar } from "@agent-tools/node"
 import { BackgroundJobs, Bash, BashKillTool, BashOutputTool } from "@agent-tools/tools"
 import { describeShare, otherCpuShare } from "./lib/load.ts"
 import { fmt, machine, median } from "./lib/stats.ts"
@@ -35,7 +36,7 @@ const services = Layer.mergeAll(
   Workspace.layer({ root, spillDirectories: [spillDir] }),
   Permission.layer({ rules: [{ permission: "*", pattern: "*", action: "allow" }] }),
   Truncate.layer(),
-  Bash.parserLayer,
+  Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer)),
   Sandbox.layerNone("the benchmark measures jobs without a sandbox")
 ).pipe(
   Layer.provideMerge(SpillStorage.layer({ dir: spillDir, direct: true })),

@@ -21,7 +21,7 @@ import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
-import { Bubblewrap } from "@agent-tools/node"
+import { Bubblewrap, NodeGrammar } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
 import { loadProbe, loadText } from "./lib/load.ts"
 import { fmt, machine, median } from "./lib/stats.ts"
@@ -65,7 +65,7 @@ const services = Layer.mergeAll(
     ]
   }),
   Truncate.layer(),
-  Bash.parserLayer
+  Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer))
 ).pipe(
   Layer.provideMerge(SpillStorage.layerMemory()),
   Layer.provideMerge(Layer.mergeAll(NodeServices.layer, Events.layerNoop, ModuleLoader.layerMemory({})))

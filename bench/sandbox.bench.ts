@@ -17,7 +17,7 @@ import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { Events, ModuleLoader, Permission, Sandbox, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
-import { Bubblewrap, NativeRealPath } from "@agent-tools/node"
+import { Bubblewrap, NativeRealPath, NodeGrammar } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
 import { fmt, loadProbe, loadText, machine, median } from "./lib/stats.ts"
 
@@ -44,7 +44,7 @@ const services = Layer.mergeAll(
   Workspace.layer({ root }),
   Permission.layer({ rules: [{ permission: "*", pattern: "*", action: "allow" }] }),
   Truncate.layer(),
-  Bash.parserLayer
+  Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer))
 ).pipe(
   Layer.provideMerge(SpillStorage.layerMemory()),
   Layer.provideMerge(platform)

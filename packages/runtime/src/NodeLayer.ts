@@ -36,7 +36,7 @@ import {
 } from "@agent-tools/core"
 import { ApplyPatchConfig, BackgroundJobs, Bash, BatchConfig, builtins, LspToolConfig, searchTools, Skills, Web } from "@agent-tools/tools"
 import * as AgentConfig from "./AgentConfig.ts"
-import { AnalysisWorker, Bubblewrap, DataDir, NativeRealPath, NodeStat, NodeTerminal, WebFetchClient } from "@agent-tools/node"
+import { AnalysisWorker, Bubblewrap, DataDir, NativeRealPath, NodeGrammar, NodeStat, NodeTerminal, WebFetchClient } from "@agent-tools/node"
 import * as Defaults from "./Defaults.ts"
 import * as OptionalPackages from "./OptionalPackages.ts"
 import * as WorkspaceTrust from "./WorkspaceTrust.ts"
@@ -325,8 +325,8 @@ export const layerFromSettings = (
     // mtimes stat'ed in this process and kept for the session by directory watches. Never an rg the
     // workspace or a sandboxed command could plant.
     Ripgrep.layer({ statBatch: NodeStat.statBatch, watch: NodeStat.directoryWatch, untrusted: [s.cwd, ...(s.sandbox.extraWritable ?? [])], ...options.ripgrep }),
-    // The bash tool's tree-sitter parser (wasm, loaded once).
-    Bash.parserLayer,
+    // The bash tool's tree-sitter parser (wasm, loaded once; the grammar compiled by V8's baseline compiler only).
+    Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer)),
     // Big bash commands are analysed on a worker thread: other calls are served meanwhile.
     options.analysisWorker === false ? Layer.empty : AnalysisWorker.layer,
     // Every bash call in a bubblewrap sandbox where it can run (probed once; warns when not).

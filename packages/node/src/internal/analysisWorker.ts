@@ -5,8 +5,10 @@
  */
 import { parentPort } from "node:worker_threads"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { Bash } from "@agent-tools/tools"
+import * as NodeGrammar from "../NodeGrammar.ts"
 
 interface Request {
   readonly id: number
@@ -14,7 +16,7 @@ interface Request {
   readonly options: Bash.AnalysisOptions
 }
 
-const runtime = ManagedRuntime.make(Bash.parserLayer)
+const runtime = ManagedRuntime.make(Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer)))
 const parser = runtime.runPromise(Effect.gen(function*() {
   const parsers = yield* Bash.BashParser
   return yield* parsers.parser
