@@ -160,19 +160,25 @@ const systemMounts = (system: ReadonlyArray<SystemEntry>): Array<string> =>
   system.flatMap((e) => e._tag === "symlink" ? ["--symlink", e.target, e.path] : ["--ro-bind", e.path, e.path])
 
 /**
+ * The program the sandbox runs, by absolute path: the configured one checked, or `name` found in
+ * a trusted directory of PATH; never one inside the workspace or a directory commands may write.
+ */
+const trustedProgram = (name: string, configured: string | undefined, options: Options) =>
+  Effect.gen(function*() {
+    const untrusted = [...(options.root === undefined ? [] : [options.root]), ...(options.extraWritable ?? [])]
+    if (configured !== undefined) return yield* TrustedProgram.check(configured, untrusted)
+    const pathVariable = yield* EnvVar.option("PATH")
+    return yield* TrustedProgram.find([name], { path: Option.getOrElse(pathVariable, () => "").split(":"), untrusted })
+  })
+
+/**
  * Whether calls of one session can share a network namespace here (`BubblewrapSession`): nsenter
  * found in a trusted directory and a join probed; the layer's session namespaces when they can.
  */
 const sessionsOf = Effect.fn("Bubblewrap.sessions")(function*(
   options: Options & { readonly bwrap: string; readonly system: ReadonlyArray<SystemEntry>; readonly nestedUserNamespaces?: string | undefined }
 ) {
-  const untrusted = [...(options.root === undefined ? [] : [options.root]), ...(options.extraWritable ?? [])]
-  const pathVariable = yield* EnvVar.option("PATH")
-  const found = yield* Effect.result(
-    options.nsenter === undefined
-      ? TrustedProgram.find(["nsenter"], { path: Option.getOrElse(pathVariable, () => "").split(":"), untrusted })
-      : TrustedProgram.check(options.nsenter, untrusted)
-  )
+  const found = yield* Effect.result(trustedProgram("nsenter", options.nsenter, options))
   if (found._tag === "Failure") {
     return { ok: false as const, reason: `${found.failure.message} (nsenter is in util-linux)` }
   }
@@ -435,13 +441,7 @@ const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
         return { ...service, wrap: (command, policy) => Effect.andThen(once, service.wrap(command, policy)) }
       })
     if (platform !== "linux") return yield* fallback(`no sandbox is implemented for ${platform} (bubblewrap needs Linux)`)
-    const untrusted = [...(options.root === undefined ? [] : [options.root]), ...(options.extraWritable ?? [])]
-    const pathVariable = yield* EnvVar.option("PATH")
-    const found = yield* Effect.result(
-      options.bwrap === undefined
-        ? TrustedProgram.find(["bwrap"], { path: Option.getOrElse(pathVariable, () => "").split(":"), untrusted })
-        : TrustedProgram.check(options.bwrap, untrusted)
-    )
+    const found = yield* Effect.result(trustedProgram("bwrap", options.bwrap, options))
     if (found._tag === "Failure") {
       const install = "(install bubblewrap: apt-get install bubblewrap, dnf install bubblewrap)"
       return yield* fallback(
