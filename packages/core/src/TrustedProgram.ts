@@ -109,12 +109,15 @@ export const find = Effect.fn("TrustedProgram.find")(function*(
   const path = yield* Path.Path
   const skipped: Array<string> = []
   const dirs = yield* realDirectories(options.untrusted)
-  for (const dir of new Set(options.path)) {
-    if (dir === "" || !path.isAbsolute(dir)) continue
-    if (dirs.some((d) => within(d, dir))) continue
-    for (const name of names) {
-      const candidate = path.join(dir, name)
-      if (!(yield* fs.exists(candidate).pipe(Effect.orElseSucceed(() => false)))) continue
+  const candidates = [...new Set(options.path)]
+    .filter((dir) => dir !== "" && path.isAbsolute(dir) && !dirs.some((d) => within(d, dir)))
+    .flatMap((dir) => names.map((name) => path.join(dir, name)))
+  // Which exist, asked at once (PATH is often ten directories long); then checked in PATH's order.
+  const exist = yield* Effect.forEach(candidates, (candidate) => fs.exists(candidate).pipe(Effect.orElseSucceed(() => false)), {
+    concurrency: "unbounded"
+  })
+  for (const [i, candidate] of candidates.entries()) {
+    if (exist[i]) {
       const why = yield* problem(candidate, options.untrusted)
       if (why === undefined) return candidate
       skipped.push(`${candidate}: ${why}`)

@@ -43,6 +43,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import type * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import type { PlatformError } from "effect/PlatformError"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
@@ -99,9 +100,8 @@ export {
 } from "./BubblewrapArguments.ts"
 
 /** What a call is hardened with on this host, and what cannot be enforced here (in sentences). */
-const hardeningOf = Effect.fn("Bubblewrap.hardening")(function*(options: Options & { readonly nestedUserNamespaces?: string | undefined }) {
+const hardeningOf = Effect.fn("Bubblewrap.hardening")(function*(options: Options) {
   const unenforced: Array<string> = []
-  if (options.nestedUserNamespaces !== undefined) unenforced.push(options.nestedUserNamespaces)
   const seccomp = SandboxSeccomp.forArch()
   if (seccomp === undefined) unenforced.push(`the kernel keyring stays reachable (no seccomp filter for ${process.arch})`)
   const maxProcesses = options.maxProcesses ?? SandboxLimits.DEFAULT_MAX_PROCESSES
@@ -176,56 +176,86 @@ const trustedProgram = (name: string, configured: string | undefined, options: O
  * found in a trusted directory and a join probed; the layer's session namespaces when they can.
  */
 const sessionsOf = Effect.fn("Bubblewrap.sessions")(function*(
-  options: Options & { readonly bwrap: string; readonly system: ReadonlyArray<SystemEntry>; readonly nestedUserNamespaces?: string | undefined }
+  options: { readonly bwrap: string; readonly host: Host; readonly nestedUserNamespaces?: string | undefined }
 ) {
-  const found = yield* Effect.result(trustedProgram("nsenter", options.nsenter, options))
-  if (found._tag === "Failure") {
-    return { ok: false as const, reason: `${found.failure.message} (nsenter is in util-linux)` }
-  }
-  const mounts = systemMounts(options.system)
-  const probe = yield* BubblewrapSession.probeJoin({
-    bwrap: options.bwrap,
-    nsenter: found.success,
-    mounts,
-    nestedUserNamespaces: options.nestedUserNamespaces !== undefined
-  })
+  const probe = yield* joinProbeOf(options.bwrap, options.host, options.nestedUserNamespaces !== undefined)
   if (!probe.ok) return probe
+  const mounts = systemMounts(options.host.system)
   const sessions = yield* BubblewrapSession.make({ bwrap: options.bwrap, join: probe.join, mounts })
   return { ok: true as const, join: probe.join, sessions }
 })
+
+/** Whether a call can join a session's network here (answered once per process: `probeJoin`). */
+const joinProbeOf = (
+  bwrap: string,
+  host: { readonly system: ReadonlyArray<SystemEntry>; readonly nsenter: Result.Result<string, TrustedProgram.UntrustedProgramError> },
+  nestedUserNamespaces: boolean
+): Effect.Effect<BubblewrapSession.JoinProbe, never, ChildProcessSpawner.ChildProcessSpawner> =>
+  host.nsenter._tag === "Failure"
+    ? Effect.succeed({ ok: false as const, reason: `${host.nsenter.failure.message} (nsenter is in util-linux)` })
+    : BubblewrapSession.probeJoin({ bwrap, nsenter: host.nsenter.success, mounts: systemMounts(host.system), nestedUserNamespaces })
 
 /** What tells a file's state apart: its inode, size, mode and modification time. */
 const stampOf = (info: FileSystem.File.Info) =>
   `${Option.getOrUndefined(info.ino)} ${info.size} ${info.mode} ${Option.getOrUndefined(info.mtime)?.getTime()}`
 
+/**
+ * What the sandbox needs to know of the host, whatever the probe finds: the system paths, the
+ * files of the user's home it guards, nsenter, and the hardening. Looked at while `bwrap` is
+ * probed, and the session probe run as soon as it can.
+ */
+const hostOf = Effect.fn("Bubblewrap.host")(function*(options: Options, bwrap: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const nodeDir = path.dirname(path.dirname(process.execPath))
+  const pathVariable = yield* EnvVar.option("PATH")
+  const onPath = options.path ?? splitPath(Option.getOrUndefined(pathVariable))
+  const homeVariable = yield* EnvVar.option("HOME")
+  const homeValue = Option.getOrUndefined(homeVariable)
+  const home = homeValue !== undefined && homeValue.startsWith("/") && homeValue !== "/" ? homeValue : undefined
+  const homeFile = (file: string) =>
+    home === undefined
+      ? Effect.succeed(undefined)
+      : Effect.map(fs.exists(path.join(home, file)).pipe(Effect.orElseSucceed(() => false)), (exists) => exists ? path.join(home, file) : undefined)
+  // First what the session probe needs, alone: the rest would queue before it in the thread pool.
+  const [system, nsenter] = yield* Effect.all([
+    systemEntries([...SYSTEM_DIRECTORIES, ...onPath, nodeDir]),
+    Effect.result(trustedProgram("nsenter", options.nsenter, options))
+  ], { concurrency: 2 })
+  // The session probe assumes what the probe finds on most hosts (bwrap can forbid nested user
+  // namespaces); where it finds otherwise, the service probes again with them allowed.
+  const [, homeFiles, hardening] = yield* Effect.all([
+    joinProbeOf(bwrap, { system, nsenter }, false),
+    Effect.forEach(HOME_FILES, homeFile, { concurrency: "unbounded" }),
+    hardeningOf(options)
+  ], { concurrency: "unbounded" })
+  return { system, home, homeFiles: homeFiles.filter((f) => f !== undefined), nsenter, hardening }
+})
+type Host = Effect.Success<ReturnType<typeof hostOf>>
+
 /** The sandbox service for a probed bwrap. */
 export const make = Effect.fn("Bubblewrap.make")(function*(
-  options: Options & { readonly backend: string; readonly bwrap: string; readonly nestedUserNamespaces?: string | undefined }
+  options: Options & { readonly backend: string; readonly bwrap: string; readonly host: Host; readonly nestedUserNamespaces?: string | undefined }
 ) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const layerScope = yield* Effect.scope
   const network = options.network ?? DEFAULT_NETWORK
-  const nodeDir = path.dirname(path.dirname(process.execPath))
-  const pathVariable = yield* EnvVar.option("PATH")
-  const onPath = options.path ?? splitPath(Option.getOrUndefined(pathVariable))
-  const system = yield* systemEntries([...SYSTEM_DIRECTORIES, ...onPath, nodeDir])
-  const homeVariable = yield* EnvVar.option("HOME")
-  const homeValue = Option.getOrUndefined(homeVariable)
-  const home = homeValue !== undefined && homeValue.startsWith("/") && homeValue !== "/" ? homeValue : undefined
-  const homeFiles: Array<string> = []
+  const { system, home, homeFiles } = options.host
   // The user's config directory (trusted config, trusted folders): never writable from inside.
   const userConfig = yield* DataDir.configDir(options.platform ?? process.platform)
-  for (const file of HOME_FILES) {
-    const full = home === undefined ? undefined : path.join(home, file)
-    if (full !== undefined && (yield* fs.exists(full).pipe(Effect.orElseSucceed(() => false)))) homeFiles.push(full)
-  }
   const absolute = (paths: ReadonlyArray<string> | undefined) => (paths ?? []).map((p) => path.resolve(p))
   const extraWritable = absolute(options.extraWritable)
   const extraReadable = absolute(options.extraReadable)
-  // At once: the session probe spawns bwrap twice, on the first call's path.
-  const [hardening, sessions] = yield* Effect.all([hardeningOf(options), sessionsOf({ ...options, system })], { concurrency: 2 })
-  if (!sessions.ok) hardening.unenforced.push(`localhost is not shared between a session's calls: ${sessions.reason}`)
+  const sessions = yield* sessionsOf(options)
+  const hardening = {
+    ...options.host.hardening,
+    unenforced: [
+      ...(options.nestedUserNamespaces === undefined ? [] : [options.nestedUserNamespaces]),
+      ...options.host.hardening.unenforced,
+      ...(sessions.ok ? [] : [`localhost is not shared between a session's calls: ${sessions.reason}`])
+    ]
+  }
   // The host's passed variables, read once: the environment does not change while the process runs.
   const environment = yield* SandboxEnv.environment(options.env ?? [])
   const status: Sandbox.Status = {
@@ -453,9 +483,9 @@ const resolve = (options: Options, mode: Exclude<Mode, "off">) =>
       )
     }
     const bwrap = found.success
-    const result = yield* probeOnce(bwrap, options.network ?? DEFAULT_NETWORK)
+    const [result, host] = yield* Effect.all([probeOnce(bwrap, options.network ?? DEFAULT_NETWORK), hostOf(options, bwrap)], { concurrency: 2 })
     if (!result.ok) return yield* fallback(result.reason)
-    const service = yield* make({ ...options, backend: result.backend, bwrap, nestedUserNamespaces: result.nestedUserNamespaces })
+    const service = yield* make({ ...options, backend: result.backend, bwrap, host, nestedUserNamespaces: result.nestedUserNamespaces })
     yield* Effect.logDebug(`Sandbox: bash commands run in ${result.backend} (network ${options.network ?? DEFAULT_NETWORK})`)
     const status = yield* service.status
     if (status.sandboxed && status.unenforced !== undefined) {

@@ -176,25 +176,32 @@ export const protectedMounts = (root: string, paths: ReadonlyArray<string>): Arr
 
 export const splitPath = (value: string | undefined) => (value ?? "").split(":").filter((d) => d.startsWith("/"))
 
-/** Resolves which system paths exist here, and which are symbolic links. */
+/**
+ * Resolves which system paths exist here, and which are symbolic links. Every path is looked at at
+ * once (a link, its real path, or whether it exists), then the list is built in its order.
+ */
 export const systemEntries = Effect.fnUntraced(function*(candidates: ReadonlyArray<string>) {
   const fs = yield* FileSystem.FileSystem
+  const unique = [...new Set(candidates)]
+  const looked = yield* Effect.forEach(unique, (path) =>
+    Effect.gen(function*() {
+      const link = yield* fs.readLink(path).pipe(Effect.option)
+      if (Option.isSome(link)) return { link: link.value, real: Option.getOrUndefined(yield* fs.realPath(path).pipe(Effect.option)) }
+      return { exists: yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false)) }
+    }), { concurrency: "unbounded" })
   const entries: Array<SystemEntry> = []
-  const seen = new Set<string>()
-  for (const path of candidates) {
+  unique.forEach((path, i) => {
     // Under a directory bound already (/usr/local/bin on PATH): nothing to add.
-    if (seen.has(path) || entries.some((e) => e._tag === "bind" && within(e.path, path))) continue
-    seen.add(path)
-    const link = yield* fs.readLink(path).pipe(Effect.option)
-    if (Option.isSome(link)) {
-      entries.push({ _tag: "symlink", path, target: link.value })
+    if (entries.some((e) => e._tag === "bind" && within(e.path, path))) return
+    const found = looked[i]!
+    if ("link" in found) {
+      entries.push({ _tag: "symlink", path, target: found.link })
       // A link whose target is absolute and outside the list (/etc/alternatives style) is bound too.
-      const real = yield* fs.realPath(path).pipe(Effect.option)
-      if (Option.isSome(real) && !candidates.some((c) => within(c, real.value))) entries.push({ _tag: "bind", path: real.value })
-      continue
+      if (found.real !== undefined && !candidates.some((c) => within(c, found.real!))) entries.push({ _tag: "bind", path: found.real })
+      return
     }
-    if (yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false))) entries.push({ _tag: "bind", path })
-  }
+    if (found.exists) entries.push({ _tag: "bind", path })
+  })
   // A link on the list that points into another listed directory must come after that directory.
   return entries.sort((a, b) => (a._tag === "symlink" ? 1 : 0) - (b._tag === "symlink" ? 1 : 0))
 })

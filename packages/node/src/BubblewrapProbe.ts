@@ -45,19 +45,10 @@ export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, netw
   // Not detached: the probes leave no process group behind to wait for. bwrap's namespace init is
   // reparented to PID 1 when bwrap exits, and where PID 1 reaps slowly (containers) its zombie kept
   // a detached group "alive" until the force-kill timeout: a second at every start.
-  const version = yield* spawner.string(ChildProcess.make(bwrap, ["--version"], { stdin: "ignore", detached: false })).pipe(
+  const versionOf = spawner.string(ChildProcess.make(bwrap, ["--version"], { stdin: "ignore", detached: false })).pipe(
     Effect.timeoutOption(PROBE_TIMEOUT),
     Effect.result
   )
-  if (version._tag === "Failure") {
-    const notFound = version.failure.reason._tag === "NotFound"
-    return {
-      ok: false as const,
-      reason: notFound
-        ? `${bwrap} not found (install bubblewrap: apt-get install bubblewrap, dnf install bubblewrap)`
-        : `${bwrap} --version failed: ${version.failure.message}`
-    }
-  }
   // The same isolation flags a call uses (the seccomp filter read from stdin here), so a host where
   // one fails falls back here, with the reason, instead of failing every call. Only nested user
   // namespaces may stay possible: bwrap refuses `--disable-userns` where it cannot unshare the
@@ -87,10 +78,22 @@ export const probe = Effect.fn("Bubblewrap.probe")(function*(bwrap: string, netw
       const code = yield* handle.exitCode
       return { code: Number(code), text }
     })).pipe(Effect.timeoutOption(PROBE_TIMEOUT), Effect.result)
+  // The version and the first attempt at once: two spawns, one wait. A bwrap that cannot say its
+  // version is reported as such, whatever the attempt did.
+  const [version, first] = yield* Effect.all([versionOf, attempt(false)], { concurrency: 2 })
+  if (version._tag === "Failure") {
+    const notFound = version.failure.reason._tag === "NotFound"
+    return {
+      ok: false as const,
+      reason: notFound
+        ? `${bwrap} not found (install bubblewrap: apt-get install bubblewrap, dnf install bubblewrap)`
+        : `${bwrap} --version failed: ${version.failure.message}`
+    }
+  }
   const backend = Option.getOrElse(version.success, () => "bubblewrap").trim() || "bubblewrap"
   let nestedReason: string | undefined
   for (const nested of [false, true]) {
-    const output = yield* attempt(nested)
+    const output = nested ? yield* attempt(true) : first
     if (output._tag === "Failure") return { ok: false as const, reason: `bwrap could not start: ${output.failure.message}` }
     if (Option.isNone(output.success)) return { ok: false as const, reason: "bwrap did not finish its start-up check in time" }
     const { code, text } = output.success.value

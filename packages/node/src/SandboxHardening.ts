@@ -66,28 +66,34 @@ export interface Secrets {
 
 const pattern = (glob: string) => new RegExp(`^${glob.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*")}$`)
 
-/** Resolves `SECRETS` on this host (once per layer: the list of files does not change per call). */
+/**
+ * Resolves `SECRETS` on this host (once per layer: the list of files does not change per call).
+ * Every candidate is looked at at once: one after the other, their ~60 file-system round trips
+ * were most of the sandbox's set-up, on the first bash call's path.
+ */
 export const existingSecrets = Effect.fn("SandboxHardening.existingSecrets")(function*(candidates: ReadonlyArray<string> = SECRETS) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const files: Array<string> = []
-  const directories: Array<string> = []
-  for (const entry of candidates) {
-    const paths = entry.includes("*")
-      ? (yield* fs.readDirectory(path.dirname(entry)).pipe(Effect.orElseSucceed(() => [] as Array<string>)))
-        .filter((name) => pattern(path.basename(entry)).test(name))
-        .map((name) => path.join(path.dirname(entry), name))
-      : [entry]
-    for (const p of paths) {
-      const link = yield* fs.readLink(p).pipe(Effect.option)
-      if (link._tag === "Some") continue
+  const expand = (entry: string) =>
+    entry.includes("*")
+      ? fs.readDirectory(path.dirname(entry)).pipe(
+        Effect.map((names) => names.filter((name) => pattern(path.basename(entry)).test(name)).map((name) => path.join(path.dirname(entry), name))),
+        Effect.orElseSucceed(() => [] as Array<string>)
+      )
+      : Effect.succeed([entry])
+  /** The kind of what is at `p`: undefined when nothing is, or a symbolic link (never followed). */
+  const kindOf = (p: string) =>
+    Effect.gen(function*() {
+      if ((yield* fs.readLink(p).pipe(Effect.option))._tag === "Some") return undefined
       const info = yield* fs.stat(p).pipe(Effect.option)
-      if (info._tag === "None") continue
-      if (info.value.type === "Directory") directories.push(p)
-      else files.push(p)
-    }
-  }
-  return { files, directories } satisfies Secrets
+      return info._tag === "None" ? undefined : info.value.type === "Directory" ? "directory" as const : "file" as const
+    })
+  const paths = (yield* Effect.forEach(candidates, expand, { concurrency: "unbounded" })).flat()
+  const kinds = yield* Effect.forEach(paths, kindOf, { concurrency: "unbounded" })
+  return {
+    files: paths.filter((_, i) => kinds[i] === "file"),
+    directories: paths.filter((_, i) => kinds[i] === "directory")
+  } satisfies Secrets
 })
 
 const within = (parent: string, child: string) => child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
