@@ -7,7 +7,9 @@
  * - `agent-tools call read '{"filePath":"x"}'` in a workspace holding `x` (the whole process);
  * - `agent-tools mcp`: from the spawn until the answer to `initialize` arrives;
  * - registry ready: a plain .mjs importing @agent-tools/runtime, building its layer and listing the
- *   tools, timed from its first line (the process's own start-up is the anchor's).
+ *   tools, timed from its first line (the process's own start-up is the anchor's); beside it, in
+ *   the built modes, the floor under it: a script importing only the modules of effect and
+ *   @effect/platform-node that the packages' bundles import, and nothing of ours.
  *
  * `built` runs what users install (the bundled bin and the packages' dist: run `pnpm run build`
  * first) with a cold compile cache (the first start after an install), `built, warm cache` the same
@@ -18,7 +20,7 @@
  *   node bench/startup.bench.ts [--runs=7] [--mode=built|source|both]
  */
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -29,6 +31,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const repo = join(here, "..")
 const BIN = join(repo, "packages", "cli", "bin", "agent-tools.js")
 const READY = join(here, "lib", "registry-ready.mjs")
+const FLOOR = join(here, "lib", "effect-floor.mjs")
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1]
 const RUNS = Number(arg("runs") ?? 7)
 type Mode = "built" | "built, warm cache" | "source"
@@ -43,6 +46,23 @@ if (MODES.includes("built") && !BUILT.every(existsSync)) {
   console.error(`the built packages are missing (${BUILT.filter((f) => !existsSync(f)).join(", ")}): run \`pnpm run build\` first`)
   process.exit(2)
 }
+
+/**
+ * The modules of effect and @effect/platform-node that the built packages import (bare specifiers,
+ * as a user's process resolves them): importing only these is the floor under "registry ready".
+ */
+const effectSpecifiers = (): Array<string> => {
+  const specifiers = new Set<string>()
+  for (const pkg of ["core", "tools", "node", "runtime"]) {
+    const dist = join(repo, "packages", pkg, "dist")
+    const files = [join(dist, "index.bundle.js"), ...(existsSync(join(dist, "chunks")) ? readdirSync(join(dist, "chunks")).map((f) => join(dist, "chunks", f)) : [])]
+    for (const file of files.filter((f) => f.endsWith(".js") && existsSync(f))) {
+      for (const m of readFileSync(file, "utf8").matchAll(/(?:from |import\()"((?:effect|@effect\/platform-node)(?:\/[^"]*)?)"/g)) specifiers.add(m[1]!)
+    }
+  }
+  return [...specifiers].sort()
+}
+const FLOOR_SPECIFIERS = MODES.includes("built") ? effectSpecifiers() : []
 
 const ws = mkdtempSync(join(tmpdir(), "agent-tools-startup-bench-"))
 writeFileSync(join(ws, "x"), "hello\n")
@@ -129,6 +149,14 @@ type Scenario = "node -e 0 (anchor)" | "--version" | "call read" | "mcp initiali
 const samples = new Map<string, Array<Sample>>()
 const sinceStart = new Map<string, Array<number>>()
 const importing = new Map<string, Array<number>>()
+const floor = new Map<string, Array<number>>()
+
+/** The floor script's import time (from its first line). */
+const effectFloor = (): number => {
+  let printed = ""
+  run([FLOOR, ...FLOOR_SPECIFIERS], (stdout) => (printed = stdout).includes("\"imported\""))
+  return (JSON.parse(printed) as { imported: number }).imported
+}
 const push = (mode: string, scenario: Scenario, sample: Sample) => {
   const key = `${mode}\t${scenario}`
   samples.set(key, [...(samples.get(key) ?? []), sample])
@@ -140,6 +168,7 @@ if (MODES.includes("built, warm cache")) {
   run([BIN, "call", "read", `{"filePath":"x"}`], (out) => out.includes("hello"))
   await mcpInitialize([])
   registryReady([])
+  effectFloor()
 }
 
 const share = otherCpuShare()
@@ -157,6 +186,7 @@ for (let i = 0; i < RUNS; i++) {
     push(mode, "registry ready", ready)
     sinceStart.set(mode, [...(sinceStart.get(mode) ?? []), ready.sinceStart])
     importing.set(mode, [...(importing.get(mode) ?? []), ready.imported])
+    if (mode !== "source") floor.set(mode, [...(floor.get(mode) ?? []), effectFloor()])
   }
 }
 const others = share.stop()
@@ -190,8 +220,11 @@ for (const [key, list] of samples) {
     }–${fmt(Math.max(...wall), 0)} | ${goal?.[0] ?? ""} | ${goal === undefined ? "" : goal[1] ? "yes" : "**no**"} |`
   )
 }
-console.log("\n| mode | registry ready: importing the packages, ms | from the process's start, ms |")
-console.log("|---|---|---|")
+console.log(
+  `\n| mode | registry ready: importing the packages, ms | importing only the ${FLOOR_SPECIFIERS.length} modules of effect and @effect/platform-node they import, ms | from the process's start, ms |`
+)
+console.log("|---|---|---|---|")
 for (const [mode, list] of sinceStart) {
-  console.log(`| ${mode} | ${fmt(median(importing.get(mode)!), 1)} | ${fmt(median(list), 1)} |`)
+  const floorOf = floor.get(mode)
+  console.log(`| ${mode} | ${fmt(median(importing.get(mode)!), 1)} | ${floorOf === undefined ? "" : fmt(median(floorOf), 1)} | ${fmt(median(list), 1)} |`)
 }
