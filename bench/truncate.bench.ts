@@ -17,7 +17,9 @@
  * same text run right before it, and when the spill (written in the background) is complete,
  * against `cat input > file` of the same bytes run right before it (each of those writes, the
  * anchor's and ours alike, starts after a `sync`: the dirty pages the previous write left would
- * otherwise be flushed in the middle of the next one, which made a row 0.8× or 6× at random); medians of the per-run ratios
+ * otherwise be flushed in the middle of the next one, which made a row 0.8× or 6× at random); a
+ * control column writes the same bytes with a bare `writeSync` loop, no agent-tools code, to show
+ * when the machine's writes themselves were slow; medians of the per-run ratios
  * over `--latency-runs` (5) runs, each with its load and the CPU share other processes took, and
  * the CPU time of the preview and of opencode's algorithm.
  *
@@ -25,7 +27,7 @@
  * Writes bench/RESULTS-truncate.md (git-ignored: a fresh run, to merge into RESULTS.md).
  */
 import { spawnSync } from "node:child_process"
-import { rmSync, writeFileSync } from "node:fs"
+import { closeSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -146,7 +148,7 @@ const program = Effect.gen(function*() {
   const latency: Array<string> = []
   const cols: Record<string, Array<number>> = {
     opencode: [], strPreview: [], strPreviewRatio: [], cat: [], strSpill: [], strSpillRatio: [],
-    cat2: [], bytesPreview: [], bytesSpill: [], bytesSpillRatio: []
+    cat2: [], bytesPreview: [], bytesSpill: [], bytesSpillRatio: [], bare: []
   }
   const cpu = () => process.cpuUsage()
   const cpuMs = (since: NodeJS.CpuUsage) => {
@@ -168,6 +170,20 @@ const program = Effect.gen(function*() {
     const out = join(dir, "cat.out")
     const t = performance.now()
     spawnSync("/bin/sh", ["-c", `cat '${input}' > '${out}'`])
+    const ms = performance.now() - t
+    rmSync(out, { force: true })
+    return ms
+  }
+  // The control: the same bytes written from this process by a bare loop of 1 MiB `writeSync`s,
+  // no agent-tools code at all. When it too takes several times `cat`'s time, so does a spill:
+  // the machine's writes, not the code, moved the row.
+  const bareOnce = () => {
+    settle()
+    const out = join(dir, "bare.out")
+    const t = performance.now()
+    const fd = openSync(out, "w")
+    for (let o = 0; o < latencyBytes.length; o += 1 << 20) writeSync(fd, latencyBytes, o, Math.min(1 << 20, latencyBytes.length - o))
+    closeSync(fd)
     const ms = performance.now() - t
     rmSync(out, { force: true })
     return ms
@@ -209,16 +225,17 @@ const program = Effect.gen(function*() {
       await complete(r2.outputPath)
       const bytesSpill = performance.now() - t
       drop(r2.outputPath)
+      const bare = bareOnce()
       const share = probe.othersShare()
       const row = {
         opencode, strPreview, strPreviewRatio: strPreview / opencode, cat, strSpill, strSpillRatio: strSpill / cat,
-        cat2, bytesPreview, bytesSpill, bytesSpillRatio: bytesSpill / cat2
+        cat2, bytesPreview, bytesSpill, bytesSpillRatio: bytesSpill / cat2, bare
       }
       for (const [k, v] of Object.entries(row)) cols[k]!.push(v)
       latency.push(
         `| ${i + 1} | ${loadText(probe, share)} | ${fmt(opencode, 1)} | ${fmt(strPreview, 1)} (${fmt(row.strPreviewRatio, 3)}×) | ` +
           `${fmt(cat, 1)} | ${fmt(strSpill, 1)} (${fmt(row.strSpillRatio)}×) | ` +
-          `${fmt(cat2, 1)} | ${fmt(bytesPreview, 1)} | ${fmt(bytesSpill, 1)} (${fmt(row.bytesSpillRatio)}×) |`
+          `${fmt(cat2, 1)} | ${fmt(bytesPreview, 1)} | ${fmt(bytesSpill, 1)} (${fmt(row.bytesSpillRatio)}×) | ${fmt(bare, 1)} |`
       )
     }
   })
@@ -227,12 +244,14 @@ const program = Effect.gen(function*() {
     `### 100 MB (${LineWindow.measure(latencyText).lines} lines, 1 % of them non-ASCII: a two-byte string): ` +
     "preview back and spill complete (ms), each right after its anchor in the same run",
     "",
-    "| run | load | opencode split + walk | `output(string)` preview (× opencode) | `cat input > file` | string: spill complete (× cat) | `cat input > file` | `outputBytes` preview | bytes: spill complete (× cat) |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| run | load | opencode split + walk | `output(string)` preview (× opencode) | `cat input > file` | string: spill complete (× cat) | `cat input > file` | `outputBytes` preview | bytes: spill complete (× cat) | control: bare `writeSync` loop |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...latency,
     `| **median** | | **${fmt(m("opencode"), 1)}** | **${fmt(m("strPreview"), 1)} (${fmt(m("strPreviewRatio"), 3)}×)** | ` +
       `**${fmt(m("cat"), 1)}** | **${fmt(m("strSpill"), 1)} (${fmt(m("strSpillRatio"))}×)** | ` +
-      `**${fmt(m("cat2"), 1)}** | **${fmt(m("bytesPreview"), 1)}** | **${fmt(m("bytesSpill"), 1)} (${fmt(m("bytesSpillRatio"))}×)** |`,
+      `**${fmt(m("cat2"), 1)}** | **${fmt(m("bytesPreview"), 1)}** | **${fmt(m("bytesSpill"), 1)} (${fmt(m("bytesSpillRatio"))}×)** | **${fmt(m("bare"), 1)}** (${
+        fmt(Math.min(...cols.bare!), 1)
+      }–${fmt(Math.max(...cols.bare!), 1)}) |`,
     "",
     `ratios are medians of the per-run ratios. CPU time of this process (median): opencode ${fmt(median(opencodeCpu), 1)} ms, ` +
     `the string preview ${fmt(median(oursCpu), 1)} ms (${fmt(median(oursCpu.map((c, i) => c / opencodeCpu[i]!)), 3)}×; it includes the file system threads starting the spill). ` +

@@ -14,7 +14,7 @@ import { encoder16 } from "./Utf8Scan.ts"
 
 export const PREFIX = "tool_"
 export const HOUR_MS = 60 * 60 * 1000
-/** Strings are encoded and written in slices of this many UTF-16 units: bounded extra memory. */
+/** Strings are encoded and written in slices of this many UTF-16 units (bounded extra memory), bytes in slices of this many bytes. */
 const SLICE = 1 << 20
 
 const ID = "[0-9a-f]{16}_[0-9A-Za-z]{10}"
@@ -104,11 +104,15 @@ const sliceEnd = (content: string, i: number, units: number): number => {
 /**
  * Yields `content` as UTF-8 chunks of bounded size, never splitting a surrogate pair. Strings are
  * encoded into two reused buffers in turn: a chunk stays valid until the next but one is pulled,
- * so one can be written while the next is encoded.
+ * so one can be written while the next is encoded. Bytes are yielded as views of SLICE bytes: one
+ * write of a whole large buffer from the thread pool was at times ten times slower than the same
+ * bytes in 1 MiB writes (100 MB in 190–320 ms instead of 25 in 5 runs of 60, on ext4; never in 60
+ * runs of 1 MiB writes).
  */
 export function* utf8Chunks(content: string | Uint8Array): Generator<Uint8Array> {
   if (typeof content !== "string") {
-    yield content
+    for (let i = 0; i < content.length; i += SLICE) yield content.subarray(i, Math.min(content.length, i + SLICE))
+    if (content.length === 0) yield content
     return
   }
   // Above one slice, the WebAssembly encoder where there is one: `TextEncoder` on a two-byte

@@ -123,4 +123,13 @@ describe("Utf8Scan", () => {
     }
     assert.deepStrictEqual(joined, new TextEncoder().encode(text))
   })
+
+  it("spills bytes as views of at most 1 MiB, in order, without copying; empty bytes as one empty chunk", () => {
+    const bytes = new Uint8Array(2.5 * 1024 * 1024).map((_, i) => i % 251)
+    const parts = Array.from(utf8Chunks(bytes))
+    assert.deepStrictEqual(parts.map((p) => p.length), [1024 * 1024, 1024 * 1024, 512 * 1024])
+    assert.deepStrictEqual(parts.map((p) => p.byteOffset), [0, 1024 * 1024, 2 * 1024 * 1024])
+    assert.isTrue(parts.every((p) => p.buffer === bytes.buffer))
+    assert.deepStrictEqual(Array.from(utf8Chunks(new Uint8Array(0)), (p) => p.length), [0])
+  })
 })
