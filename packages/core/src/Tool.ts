@@ -154,6 +154,10 @@ export interface Plan<S = unknown> {
 /** What a tool's `init` returns. */
 export interface Def<P extends z.ZodType = z.ZodType, M extends Metadata = Metadata, S = undefined> {
   readonly description: string
+  /**
+   * The built-in tools wrap theirs in `z.lazy`: built on the first validation or listing, not when
+   * the module loads, so a process that never lists or calls a tool never builds its schema.
+   */
   readonly parameters: P
   /**
    * Runs the call. `planned` is the state of the call's `plan` when the call was planned first

@@ -3,8 +3,8 @@
  * UTF-8 size of UTF-16 text. A JS loop or a `Buffer#indexOf` per newline costs one call per line
  * (tens of millions for a few GiB of short lines); these loops look at 16 bytes a step.
  *
- * The module is assembled here from named instructions (no build step, no binary blob) and
- * instantiated on first use; `scanner()` is undefined where the runtime has no WebAssembly SIMD,
+ * The module is assembled here from named instructions (no build step, no binary blob), both on
+ * first use (not when this file is imported); `scanner()` is undefined where the runtime has no WebAssembly SIMD,
  * and callers keep their plain loops.
  *
  * Memory: page 0 holds results, pages 1.. a data area of `DATA_BYTES` that callers fill (read a
@@ -119,7 +119,7 @@ const addLanes = (v: number, total: number) => [
  * `newlines(ptr, len) -> count`: bytes equal to 10. Rounds of up to 255 vectors add 1 per match
  * into 16 byte lanes, which are then widened and summed; the last < 16 bytes one by one.
  */
-const newlinesBody = (() => {
+const newlinesBody = (): Array<number> => {
   // params 0 ptr, 1 len; locals 2 end, 3 total, 4 vend, 5 n (i32); 6 acc, 7 nl (v128)
   const [ptr, len, end, total, vend, n, acc, nl] = [0, 1, 2, 3, 4, 5, 6, 7]
   const code = [
@@ -155,7 +155,7 @@ const newlinesBody = (() => {
     ...op.end
   ]
   return [...vec([[4, I32], [4, V128]]), ...code]
-})()
+}
 
 /**
  * `measure16(ptr, units) -> newlines`: over little-endian UTF-16 units, counts newlines, and
@@ -166,7 +166,7 @@ const newlinesBody = (() => {
  * text with a few non-ASCII lines costs little more than ASCII.
  */
 const RUN = 64
-const measure16Body = (() => {
+const measure16Body = (): Array<number> => {
   // params 0 ptr, 1 units; i32 locals 2 end, 3 n, 4 vend, 5 lines, 6 extra, 7 surrogates, 8 u,
   // 9 at; v128 locals 10 v, 11 accN, 12 accE, 13 accS, 14 kNl, 15 k7f, 16 k7ff, 17 kF800,
   // 18 kD800, 19 any, 20 kFF80
@@ -231,7 +231,7 @@ const measure16Body = (() => {
     ...op.end
   ]
   return [...vec([[8, I32], [11, V128]]), ...code]
-})()
+}
 
 /**
  * `encode16(src, units, dst) -> bytes`: UTF-16 units (little-endian, at `src`) encoded as UTF-8
@@ -239,7 +239,7 @@ const measure16Body = (() => {
  * units are narrowed to 16 bytes a step; any other unit is encoded on its own, so text with a few
  * non-ASCII lines costs little more than ASCII. Returns the bytes written.
  */
-const encode16Body = (() => {
+const encode16Body = (): Array<number> => {
   // params 0 src, 1 units, 2 dst; i32 locals 3 end, 4 out, 5 u, 6 next; v128 locals 7 a, 8 b, 9 kFF80
   const [src, units, dst, end, out, u, next, a, b, kFF80] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
   // out[offset] = (u >> shift & mask) | lead, for the bytes of one character
@@ -314,7 +314,7 @@ const encode16Body = (() => {
     ...op.end
   ]
   return [...vec([[4, I32], [3, V128]]), ...code]
-})()
+}
 
 const name = (s: string) => [...u32(s.length), ...Array.from(s, (c) => c.charCodeAt(0))]
 
@@ -325,7 +325,7 @@ const moduleBytes = (): Uint8Array =>
     ...section(3, vec([[0], [0]])),
     ...section(5, vec([[0x00, ...u32(PAGES)]])),
     ...section(7, vec([[...name("newlines"), 0x00, 0], [...name("measure16"), 0x00, 1], [...name("memory"), 0x02, 0]])),
-    ...section(10, vec([[...u32(newlinesBody.length), ...newlinesBody], [...u32(measure16Body.length), ...measure16Body]]))
+    ...section(10, vec([newlinesBody(), measure16Body()].map((body) => [...u32(body.length), ...body])))
   ])
 
 export interface Scanner {
@@ -392,7 +392,7 @@ const encoderModuleBytes = (): Uint8Array =>
     ...section(3, vec([[0]])),
     ...section(5, vec([[0x00, ...u32(ENCODE_PAGES)]])),
     ...section(7, vec([[...name("encode16"), 0x00, 0], [...name("memory"), 0x02, 0]])),
-    ...section(10, vec([[...u32(encode16Body.length), ...encode16Body]]))
+    ...section(10, vec([encode16Body()].map((body) => [...u32(body.length), ...body])))
   ])
 
 /**

@@ -31,9 +31,11 @@ export const ApplyPatchConfig = Context.Reference<ApplyPatchConfig>("@agent-tool
   defaultValue: () => ({ mode: "atomic" })
 })
 
-const parameters = z.object({
-  patchText: z.string().describe("The full patch text that describes all changes to be made")
-})
+const parameters = z.lazy(() =>
+  z.object({
+    patchText: z.string().describe("The full patch text that describes all changes to be made")
+  })
+)
 
 const fail = (reason: Tool.ToolErrorReason, message: string) => Effect.fail(new Tool.ToolError({ tool: "apply_patch", reason, message }))
 

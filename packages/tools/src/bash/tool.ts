@@ -35,29 +35,31 @@ import { select, ShellNotFoundError } from "./shell.ts"
 const TTY_COLS = 120
 const TTY_ROWS = 40
 
-export const parameters = z.object({
-  command: z.string().refine((command) => command.trim() !== "", "must not be empty").describe("The command to execute"),
-  timeout: z.number().int().positive().optional().describe("Optional timeout in milliseconds"),
-  workdir: z.string().optional().describe(
-    "The working directory to run the command in. Defaults to the workspace root. Use this instead of 'cd' commands."
-  ),
-  description: z.string().describe(
-    "Clear, concise description of what this command does in 5-10 words. Examples:\nInput: ls\nOutput: Lists files in current directory\n\nInput: git status\nOutput: Shows working tree status\n\nInput: npm install\nOutput: Installs package dependencies\n\nInput: mkdir foo\nOutput: Creates directory 'foo'"
-  ),
-  run_in_background: z.boolean().optional().describe(
-    "Run the command as a background job of this session (a server, a watcher, a REPL): returns after its first output with a job id for bash_output and bash_kill"
-  ),
-  tty: z.boolean().optional().describe("With run_in_background: run the job on a pseudo-terminal (REPLs, prompts, full-screen programs)"),
-  cols: z.number().int().min(2).max(1000).optional().describe(`With tty: the terminal's columns (default ${TTY_COLS})`),
-  rows: z.number().int().min(2).max(1000).optional().describe(`With tty: the terminal's rows (default ${TTY_ROWS})`)
-}).superRefine((args, check) => {
-  if (args.tty === true && args.run_in_background !== true) {
-    check.addIssue({ code: "custom", path: ["tty"], message: "tty needs run_in_background: true (a terminal job runs in the background)" })
-  }
-  for (const key of ["cols", "rows"] as const) {
-    if (args[key] !== undefined && args.tty !== true) check.addIssue({ code: "custom", path: [key], message: `${key} needs tty: true` })
-  }
-})
+export const parameters = z.lazy(() =>
+  z.object({
+    command: z.string().refine((command) => command.trim() !== "", "must not be empty").describe("The command to execute"),
+    timeout: z.number().int().positive().optional().describe("Optional timeout in milliseconds"),
+    workdir: z.string().optional().describe(
+      "The working directory to run the command in. Defaults to the workspace root. Use this instead of 'cd' commands."
+    ),
+    description: z.string().describe(
+      "Clear, concise description of what this command does in 5-10 words. Examples:\nInput: ls\nOutput: Lists files in current directory\n\nInput: git status\nOutput: Shows working tree status\n\nInput: npm install\nOutput: Installs package dependencies\n\nInput: mkdir foo\nOutput: Creates directory 'foo'"
+    ),
+    run_in_background: z.boolean().optional().describe(
+      "Run the command as a background job of this session (a server, a watcher, a REPL): returns after its first output with a job id for bash_output and bash_kill"
+    ),
+    tty: z.boolean().optional().describe("With run_in_background: run the job on a pseudo-terminal (REPLs, prompts, full-screen programs)"),
+    cols: z.number().int().min(2).max(1000).optional().describe(`With tty: the terminal's columns (default ${TTY_COLS})`),
+    rows: z.number().int().min(2).max(1000).optional().describe(`With tty: the terminal's rows (default ${TTY_ROWS})`)
+  }).superRefine((args, check) => {
+    if (args.tty === true && args.run_in_background !== true) {
+      check.addIssue({ code: "custom", path: ["tty"], message: "tty needs run_in_background: true (a terminal job runs in the background)" })
+    }
+    for (const key of ["cols", "rows"] as const) {
+      if (args[key] !== undefined && args.tty !== true) check.addIssue({ code: "custom", path: [key], message: `${key} needs tty: true` })
+    }
+  })
+)
 
 export type Parameters = z.output<typeof parameters>
 

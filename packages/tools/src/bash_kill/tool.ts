@@ -6,9 +6,11 @@ import { report } from "../internal/jobs/report.ts"
 import { toToolError } from "../internal/jobs/start.ts"
 import { DESCRIPTION } from "./description.ts"
 
-export const parameters = z.object({
-  id: z.string().min(1).describe("The job id returned by bash with run_in_background")
-})
+export const parameters = z.lazy(() =>
+  z.object({
+    id: z.string().min(1).describe("The job id returned by bash with run_in_background")
+  })
+)
 
 export type Parameters = z.output<typeof parameters>
 

@@ -20,15 +20,17 @@ export const MAX_WAIT = 60_000
 /** A read's wait when the call gives none, in ms. */
 export const DEFAULT_WAIT = 200
 
-export const parameters = z.object({
-  id: z.string().min(1).describe("The job id returned by bash with run_in_background"),
-  wait_ms: z.number().int().min(0).max(MAX_WAIT).optional().describe(`Wait up to this many ms for new output or the exit (default ${DEFAULT_WAIT})`),
-  filter: z.string().optional().describe("A regular expression: only new lines matching it are returned"),
-  input: z.string().optional().describe("Text written to the job's stdin before reading (keys on a terminal job)"),
-  cols: z.number().int().min(2).max(1000).optional().describe("Resize a terminal job's terminal to this many columns (with rows)"),
-  rows: z.number().int().min(2).max(1000).optional().describe("Resize a terminal job's terminal to this many rows (with cols)"),
-  screen: z.boolean().optional().describe("A terminal job: also return the rendered screen")
-})
+export const parameters = z.lazy(() =>
+  z.object({
+    id: z.string().min(1).describe("The job id returned by bash with run_in_background"),
+    wait_ms: z.number().int().min(0).max(MAX_WAIT).optional().describe(`Wait up to this many ms for new output or the exit (default ${DEFAULT_WAIT})`),
+    filter: z.string().optional().describe("A regular expression: only new lines matching it are returned"),
+    input: z.string().optional().describe("Text written to the job's stdin before reading (keys on a terminal job)"),
+    cols: z.number().int().min(2).max(1000).optional().describe("Resize a terminal job's terminal to this many columns (with rows)"),
+    rows: z.number().int().min(2).max(1000).optional().describe("Resize a terminal job's terminal to this many rows (with cols)"),
+    screen: z.boolean().optional().describe("A terminal job: also return the rendered screen")
+  })
+)
 
 export type Parameters = z.output<typeof parameters>
 

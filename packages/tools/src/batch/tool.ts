@@ -24,14 +24,16 @@ export const BatchConfig = Context.Reference<BatchConfig>("@agent-tools/tools/Ba
 
 export const DISABLED = "it is experimental and off: set experimental.batch_tool to true in agent-tools.json to enable it"
 
-const parameters = z.object({
-  tool_calls: z.array(
-    z.object({
-      tool: z.string().describe("The name of the tool to execute"),
-      parameters: z.record(z.string(), z.unknown()).describe("Parameters for the tool")
-    })
-  ).min(1, "Provide at least one tool call").describe("Array of tool calls to execute in parallel")
-})
+const parameters = z.lazy(() =>
+  z.object({
+    tool_calls: z.array(
+      z.object({
+        tool: z.string().describe("The name of the tool to execute"),
+        parameters: z.record(z.string(), z.unknown()).describe("Parameters for the tool")
+      })
+    ).min(1, "Provide at least one tool call").describe("Array of tool calls to execute in parallel")
+  })
+)
 
 const formatValidationError = (error: z.ZodError) =>
   `Invalid parameters for tool 'batch':\n${

@@ -5,14 +5,16 @@ import { DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from "../internal/limits.ts"
 import { CODESEARCH } from "./description.ts"
 import * as Exa from "../internal/web/exa.ts"
 
-export const parameters = z.object({
-  query: z.string().min(1).describe(
-    "Search query to find relevant context for APIs, Libraries, and SDKs. For example, 'React useState hook examples', 'Python pandas dataframe filtering', 'Express.js middleware', 'Next js partial prerendering configuration'"
-  ),
-  tokensNum: z.number().int().min(MIN_TOKENS).max(MAX_TOKENS).default(DEFAULT_TOKENS).describe(
-    `Number of tokens to return (${MIN_TOKENS}-${MAX_TOKENS}). Default is ${DEFAULT_TOKENS} tokens. Adjust this value based on how much context you need - use lower values for focused queries and higher values for comprehensive documentation.`
-  )
-})
+export const parameters = z.lazy(() =>
+  z.object({
+    query: z.string().min(1).describe(
+      "Search query to find relevant context for APIs, Libraries, and SDKs. For example, 'React useState hook examples', 'Python pandas dataframe filtering', 'Express.js middleware', 'Next js partial prerendering configuration'"
+    ),
+    tokensNum: z.number().int().min(MIN_TOKENS).max(MAX_TOKENS).default(DEFAULT_TOKENS).describe(
+      `Number of tokens to return (${MIN_TOKENS}-${MAX_TOKENS}). Default is ${DEFAULT_TOKENS} tokens. Adjust this value based on how much context you need - use lower values for focused queries and higher values for comprehensive documentation.`
+    )
+  })
+)
 
 type Args = z.output<typeof parameters>
 

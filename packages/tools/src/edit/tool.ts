@@ -162,12 +162,14 @@ export const runEdits = Effect.fnUntraced(function*(
   } satisfies EditsResult
 })
 
-const parameters = z.object({
-  filePath: z.string().describe("The path of the file to modify (absolute, or relative to the workspace root)"),
-  oldString: z.string().describe("The text to replace"),
-  newString: z.string().describe("The text to replace it with (must be different from oldString)"),
-  replaceAll: z.boolean().optional().describe("Replace all occurrences of oldString (default false)")
-})
+const parameters = z.lazy(() =>
+  z.object({
+    filePath: z.string().describe("The path of the file to modify (absolute, or relative to the workspace root)"),
+    oldString: z.string().describe("The text to replace"),
+    newString: z.string().describe("The text to replace it with (must be different from oldString)"),
+    replaceAll: z.boolean().optional().describe("Replace all occurrences of oldString (default false)")
+  })
+)
 
 export const EditTool = Tool.define(
   "edit",

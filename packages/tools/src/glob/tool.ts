@@ -23,14 +23,16 @@ import { FILE_LIMIT } from "../internal/limits.ts"
 import { GLOB } from "./description.ts"
 import { newestFirst, TopK } from "../internal/search/topk.ts"
 
-const parameters = z.object({
-  pattern: z.string().min(1, "must not be empty: give a glob such as \"**/*.ts\"").describe(
-    "The glob pattern to match files against"
-  ),
-  path: z.string().optional().describe(
-    "The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter \"undefined\" or \"null\" - simply omit it for the default behavior. Must be a valid directory path if provided."
-  )
-})
+const parameters = z.lazy(() =>
+  z.object({
+    pattern: z.string().min(1, "must not be empty: give a glob such as \"**/*.ts\"").describe(
+      "The glob pattern to match files against"
+    ),
+    path: z.string().optional().describe(
+      "The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter \"undefined\" or \"null\" - simply omit it for the default behavior. Must be a valid directory path if provided."
+    )
+  })
+)
 
 const IGNORED_PROBE_TIMEOUT = Duration.seconds(2)
 

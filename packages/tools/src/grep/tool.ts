@@ -24,11 +24,13 @@ import { GREP } from "./description.ts"
 import { grepSpill, isStoreSpill } from "./spill.ts"
 import { type FileCount, NewestFiles } from "../internal/search/topk.ts"
 
-const parameters = z.object({
-  pattern: z.string().describe("The regex pattern to search for in file contents"),
-  path: z.string().optional().describe("The directory to search in. Defaults to the current working directory."),
-  include: z.string().optional().describe("File pattern to include in the search (e.g. \"*.js\", \"*.{ts,tsx}\")")
-})
+const parameters = z.lazy(() =>
+  z.object({
+    pattern: z.string().describe("The regex pattern to search for in file contents"),
+    path: z.string().optional().describe("The directory to search in. Defaults to the current working directory."),
+    include: z.string().optional().describe("File pattern to include in the search (e.g. \"*.js\", \"*.{ts,tsx}\")")
+  })
+)
 
 export interface Line {
   readonly line: number

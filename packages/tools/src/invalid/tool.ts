@@ -17,10 +17,12 @@ const CONTROL_TOKEN = /<[|｜][^<>|｜\n]{0,64}[|｜]>/g
 /** The text without provider control tokens. */
 export const stripControlTokens = (text: string): string => text.replace(CONTROL_TOKEN, "")
 
-const parameters = z.object({
-  tool: z.string().describe("The tool the model asked for"),
-  error: z.string().describe("What is wrong with the call")
-})
+const parameters = z.lazy(() =>
+  z.object({
+    tool: z.string().describe("The tool the model asked for"),
+    error: z.string().describe("What is wrong with the call")
+  })
+)
 
 export const InvalidTool = Tool.define(
   InvalidCall.TOOL,

@@ -15,12 +15,14 @@ import { LIST_LIMIT } from "../internal/limits.ts"
 import { LIST } from "./description.ts"
 import { TopK } from "../internal/search/topk.ts"
 
-const parameters = z.object({
-  path: z.string().optional().describe(
-    "The directory to list (absolute, or relative to the workspace root). Omit it to list the workspace root."
-  ),
-  ignore: z.array(z.string()).optional().describe("List of glob patterns to ignore")
-})
+const parameters = z.lazy(() =>
+  z.object({
+    path: z.string().optional().describe(
+      "The directory to list (absolute, or relative to the workspace root). Omit it to list the workspace root."
+    ),
+    ignore: z.array(z.string()).optional().describe("List of glob patterns to ignore")
+  })
+)
 
 /** Directory (trailing "/") and file names the list tool leaves out, as opencode's ls does. */
 export const LIST_IGNORES = [

@@ -23,12 +23,14 @@ export const LspToolConfig = Context.Reference<LspToolConfig>("@agent-tools/tool
 export const DISABLED = "it is experimental and off: set experimental.lsp_tool to true in agent-tools.json to enable it"
 export const NO_SERVERS = "no language servers run here: set lsp to true in agent-tools.json to enable them"
 
-const parameters = z.object({
-  operation: z.enum(OPERATIONS).describe("The LSP operation to perform"),
-  filePath: z.string().describe("The path of the file (absolute, or relative to the workspace root)"),
-  line: z.number().int().min(1).describe("The line number (1-based, as shown in editors)"),
-  character: z.number().int().min(1).describe("The character offset (1-based, as shown in editors)")
-})
+const parameters = z.lazy(() =>
+  z.object({
+    operation: z.enum(OPERATIONS).describe("The LSP operation to perform"),
+    filePath: z.string().describe("The path of the file (absolute, or relative to the workspace root)"),
+    line: z.number().int().min(1).describe("The line number (1-based, as shown in editors)"),
+    character: z.number().int().min(1).describe("The character offset (1-based, as shown in editors)")
+  })
+)
 
 // LSP's SymbolKind numbers, 1-based.
 const SYMBOL_KINDS = [

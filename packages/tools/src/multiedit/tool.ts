@@ -12,19 +12,21 @@ import { diagnosticsAfterChange, THIS_FILE } from "../internal/file/diagnostics.
 import { type EditReport, planEdits, runEdits } from "../edit/tool.ts"
 import { formatRange, matchedNote } from "../edit/replacers/messages.ts"
 
-const parameters = z.object({
-  filePath: z.string().describe("The path of the file to modify (absolute, or relative to the workspace root)"),
-  edits: z
-    .array(
-      z.object({
-        oldString: z.string().describe("The text to replace"),
-        newString: z.string().describe("The text to replace it with"),
-        replaceAll: z.boolean().optional().describe("Replace all occurrences of oldString (default false)")
-      })
-    )
-    .min(1)
-    .describe("Edits applied in order, each on the result of the previous one")
-})
+const parameters = z.lazy(() =>
+  z.object({
+    filePath: z.string().describe("The path of the file to modify (absolute, or relative to the workspace root)"),
+    edits: z
+      .array(
+        z.object({
+          oldString: z.string().describe("The text to replace"),
+          newString: z.string().describe("The text to replace it with"),
+          replaceAll: z.boolean().optional().describe("Replace all occurrences of oldString (default false)")
+        })
+      )
+      .min(1)
+      .describe("Edits applied in order, each on the result of the previous one")
+  })
+)
 
 const labelFor = (n: number) => (i: number) => (n === 1 ? "" : `Edit ${i + 1} of ${n} failed: `)
 

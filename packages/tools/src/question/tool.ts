@@ -10,33 +10,37 @@ import { QUESTION } from "./description.ts"
 
 export { MAX_HEADER, MAX_LABEL }
 
-const Option = z.object({
-  label: z.string().trim().min(1).max(MAX_LABEL).describe(`Display text (1-5 words, concise, max ${MAX_LABEL} chars)`),
-  description: z.string().describe("Explanation of choice")
-})
-
-const Question = z.object({
-  question: z.string().trim().min(1).describe("Complete question"),
-  header: z.string().trim().min(1).max(MAX_HEADER).describe(`Very short label (max ${MAX_HEADER} chars)`),
-  options: z.array(Option).describe("Available choices"),
-  multiple: z.boolean().optional().describe("Allow selecting multiple choices"),
-  custom: z.boolean().optional().describe("Allow typing a custom answer (default: true)")
-}).superRefine((q, check) => {
-  const labels = new Set<string>()
-  q.options.forEach((option, i) => {
-    if (labels.has(option.label)) {
-      check.addIssue({ code: "custom", path: ["options", i, "label"], message: `duplicate label "${option.label}"` })
-    }
-    labels.add(option.label)
+const option = () =>
+  z.object({
+    label: z.string().trim().min(1).max(MAX_LABEL).describe(`Display text (1-5 words, concise, max ${MAX_LABEL} chars)`),
+    description: z.string().describe("Explanation of choice")
   })
-  if (q.options.length === 0 && q.custom === false) {
-    check.addIssue({ code: "custom", path: ["options"], message: "a question without options must allow custom answers" })
-  }
-})
 
-const parameters = z.object({
-  questions: z.array(Question).min(1).describe("Questions to ask")
-})
+const question = () =>
+  z.object({
+    question: z.string().trim().min(1).describe("Complete question"),
+    header: z.string().trim().min(1).max(MAX_HEADER).describe(`Very short label (max ${MAX_HEADER} chars)`),
+    options: z.array(option()).describe("Available choices"),
+    multiple: z.boolean().optional().describe("Allow selecting multiple choices"),
+    custom: z.boolean().optional().describe("Allow typing a custom answer (default: true)")
+  }).superRefine((q, check) => {
+    const labels = new Set<string>()
+    q.options.forEach((option, i) => {
+      if (labels.has(option.label)) {
+        check.addIssue({ code: "custom", path: ["options", i, "label"], message: `duplicate label "${option.label}"` })
+      }
+      labels.add(option.label)
+    })
+    if (q.options.length === 0 && q.custom === false) {
+      check.addIssue({ code: "custom", path: ["options"], message: "a question without options must allow custom answers" })
+    }
+  })
+
+const parameters = z.lazy(() =>
+  z.object({
+    questions: z.array(question()).min(1).describe("Questions to ask")
+  })
+)
 
 /** What the model reads: each question with its answer, in order. */
 export const summary = (

@@ -22,13 +22,15 @@ import { inspect } from "../internal/file/files.ts"
 import { Pager, StreamLines, textLines } from "./pager.ts"
 import { decode, encodingLabel, isBinary, SNIFF_BYTES, sniffMedia, toBase64 } from "../internal/text.ts"
 
-const parameters = z.object({
-  filePath: z.string().min(1, "must not be empty: give the path of a file or directory").describe(
-    "The path of the file or directory to read (absolute, or relative to the workspace root)"
-  ),
-  offset: z.number().int().min(0).optional().describe("The line number to start reading from (1-indexed)"),
-  limit: z.number().int().min(1).optional().describe(`The maximum number of lines to read (defaults to ${READ_LIMIT})`)
-})
+const parameters = z.lazy(() =>
+  z.object({
+    filePath: z.string().min(1, "must not be empty: give the path of a file or directory").describe(
+      "The path of the file or directory to read (absolute, or relative to the workspace root)"
+    ),
+    offset: z.number().int().min(0).optional().describe("The line number to start reading from (1-indexed)"),
+    limit: z.number().int().min(1).optional().describe(`The maximum number of lines to read (defaults to ${READ_LIMIT})`)
+  })
+)
 
 const PREVIEW_LINES = 20
 

@@ -19,9 +19,11 @@ import { SKILL_FILES_LIMIT } from "../internal/limits.ts"
 import * as Descriptions from "./description.ts"
 import * as Skills from "./skills.ts"
 
-const parameters = z.object({
-  name: z.string().trim().min(1).describe("The name of the skill from available_skills")
-})
+const parameters = z.lazy(() =>
+  z.object({
+    name: z.string().trim().min(1).describe("The name of the skill from available_skills")
+  })
+)
 
 export const SkillTool = Tool.define(
   "skill",

@@ -10,14 +10,16 @@ import * as z from "zod"
 import { Permission, PermissionRules, SubagentRunner, Tool } from "@agent-tools/core"
 import * as Descriptions from "./description.ts"
 
-const parameters = z.object({
-  description: z.string().trim().min(1).describe("A short (3-5 words) description of the task"),
-  prompt: z.string().trim().min(1).describe("The task for the agent to perform"),
-  subagent_type: z.string().trim().min(1).describe("The type of specialized agent to use for this task"),
-  task_id: z.string().trim().min(1).optional().describe(
-    "This should only be set if you mean to resume a previous task (you can pass a prior task_id and the task will continue the same subagent session as before instead of creating a fresh one)"
-  )
-})
+const parameters = z.lazy(() =>
+  z.object({
+    description: z.string().trim().min(1).describe("A short (3-5 words) description of the task"),
+    prompt: z.string().trim().min(1).describe("The task for the agent to perform"),
+    subagent_type: z.string().trim().min(1).describe("The type of specialized agent to use for this task"),
+    task_id: z.string().trim().min(1).optional().describe(
+      "This should only be set if you mean to resume a previous task (you can pass a prior task_id and the task will continue the same subagent session as before instead of creating a fresh one)"
+    )
+  })
+)
 
 type Args = z.output<typeof parameters>
 

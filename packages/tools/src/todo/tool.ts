@@ -8,25 +8,28 @@ import * as z from "zod"
 import { TodoStore, Tool } from "@agent-tools/core"
 import { TODOREAD, TODOWRITE } from "./description.ts"
 
-const Item = z.object({
-  content: z.string().trim().min(1).describe("Brief description of the task"),
-  status: z.enum(TodoStore.STATUSES).describe("Current status of the task: pending, in_progress, completed, cancelled"),
-  priority: z.enum(TodoStore.PRIORITIES).optional().describe("Priority level of the task: high, medium, low (default medium)"),
-  id: z.string().trim().min(1).optional().describe("Unique identifier of the item (default: its position, from 1)")
-})
+const item = () =>
+  z.object({
+    content: z.string().trim().min(1).describe("Brief description of the task"),
+    status: z.enum(TodoStore.STATUSES).describe("Current status of the task: pending, in_progress, completed, cancelled"),
+    priority: z.enum(TodoStore.PRIORITIES).optional().describe("Priority level of the task: high, medium, low (default medium)"),
+    id: z.string().trim().min(1).optional().describe("Unique identifier of the item (default: its position, from 1)")
+  })
 
-const parameters = z.object({
-  todos: z.array(Item).describe("The updated todo list").superRefine((todos, check) => {
-    const seen = new Map<string, number>()
-    todos.forEach((todo, i) => {
-      const id = todo.id ?? String(i + 1)
-      const first = seen.get(id)
-      if (first !== undefined) {
-        check.addIssue({ code: "custom", path: [i, "id"], message: `duplicate id "${id}" (also item ${first})` })
-      } else seen.set(id, i)
+const parameters = z.lazy(() =>
+  z.object({
+    todos: z.array(item()).describe("The updated todo list").superRefine((todos, check) => {
+      const seen = new Map<string, number>()
+      todos.forEach((todo, i) => {
+        const id = todo.id ?? String(i + 1)
+        const first = seen.get(id)
+        if (first !== undefined) {
+          check.addIssue({ code: "custom", path: [i, "id"], message: `duplicate id "${id}" (also item ${first})` })
+        } else seen.set(id, i)
+      })
     })
   })
-})
+)
 
 const render = (todos: ReadonlyArray<TodoStore.Todo>) => ({
   title: `${todos.filter((t) => t.status !== "completed" && t.status !== "cancelled").length} todos`,
@@ -60,7 +63,7 @@ export const TodoWriteTool = Tool.define(
   })
 )
 
-const noArguments = z.object({})
+const noArguments = z.lazy(() => z.object({}))
 
 export const TodoReadTool = Tool.define(
   "todoread",

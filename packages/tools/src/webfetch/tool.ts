@@ -30,15 +30,17 @@ import { WEBFETCH } from "./description.ts"
 import { rawGitHubUrl } from "./github.ts"
 import * as Untrusted from "./untrusted.ts"
 
-export const parameters = z.object({
-  url: z.string().describe("The URL to fetch content from"),
-  format: z.enum(["text", "markdown", "html"]).default("markdown").describe(
-    "The format to return the content in (text, markdown, or html). Defaults to markdown."
-  ),
-  timeout: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe(
-    `Optional timeout in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, max ${MAX_TIMEOUT_SECONDS})`
-  )
-})
+export const parameters = z.lazy(() =>
+  z.object({
+    url: z.string().describe("The URL to fetch content from"),
+    format: z.enum(["text", "markdown", "html"]).default("markdown").describe(
+      "The format to return the content in (text, markdown, or html). Defaults to markdown."
+    ),
+    timeout: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe(
+      `Optional timeout in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, max ${MAX_TIMEOUT_SECONDS})`
+    )
+  })
+)
 
 type Args = z.output<typeof parameters>
 type Format = Args["format"]

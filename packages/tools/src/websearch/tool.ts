@@ -5,21 +5,23 @@ import { DEFAULT_NUM_RESULTS, MAX_NUM_RESULTS } from "../internal/limits.ts"
 import { WEBSEARCH } from "./description.ts"
 import * as Exa from "../internal/web/exa.ts"
 
-export const parameters = z.object({
-  query: z.string().min(1).describe("Websearch query"),
-  numResults: z.number().int().min(1).max(MAX_NUM_RESULTS).optional().describe(
-    `Number of search results to return (default: ${DEFAULT_NUM_RESULTS})`
-  ),
-  livecrawl: z.enum(["fallback", "preferred"]).optional().describe(
-    "Live crawl mode - 'fallback': use live crawling as backup if cached content unavailable, 'preferred': prioritize live crawling (default: 'fallback')"
-  ),
-  type: z.enum(["auto", "fast", "deep"]).optional().describe(
-    "Search type - 'auto': balanced search (default), 'fast': quick results, 'deep': comprehensive search"
-  ),
-  contextMaxCharacters: z.number().int().positive().optional().describe(
-    "Maximum characters for context string optimized for LLMs (default: 10000)"
-  )
-})
+export const parameters = z.lazy(() =>
+  z.object({
+    query: z.string().min(1).describe("Websearch query"),
+    numResults: z.number().int().min(1).max(MAX_NUM_RESULTS).optional().describe(
+      `Number of search results to return (default: ${DEFAULT_NUM_RESULTS})`
+    ),
+    livecrawl: z.enum(["fallback", "preferred"]).optional().describe(
+      "Live crawl mode - 'fallback': use live crawling as backup if cached content unavailable, 'preferred': prioritize live crawling (default: 'fallback')"
+    ),
+    type: z.enum(["auto", "fast", "deep"]).optional().describe(
+      "Search type - 'auto': balanced search (default), 'fast': quick results, 'deep': comprehensive search"
+    ),
+    contextMaxCharacters: z.number().int().positive().optional().describe(
+      "Maximum characters for context string optimized for LLMs (default: 10000)"
+    )
+  })
+)
 
 type Args = z.output<typeof parameters>
 

@@ -15,10 +15,12 @@ import { type Decoded, eolStats, encodingLabel, withEol } from "../internal/text
 
 const UTF8: Pick<Decoded, "encoding" | "bom"> = { encoding: "utf-8", bom: false }
 
-const parameters = z.object({
-  filePath: z.string().describe("The path of the file to write (absolute, or relative to the workspace root)"),
-  content: z.string().describe("The content to write to the file")
-})
+const parameters = z.lazy(() =>
+  z.object({
+    filePath: z.string().describe("The path of the file to write (absolute, or relative to the workspace root)"),
+    content: z.string().describe("The content to write to the file")
+  })
+)
 
 type Args = z.output<typeof parameters>
 
