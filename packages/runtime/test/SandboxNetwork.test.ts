@@ -168,10 +168,14 @@ describe("the default network: a namespace of its own", () => {
       const ws = yield* workspace
       const name = `agent-tools-test-${process.pid}-${Date.now()}`
       yield* listening(createServer((s) => s.end("hello from the abstract socket\n")), `\0${name}`)
+      // The client is this Node (its directory is visible inside): the `node` on PATH may be another
+      // one, and Node 20's client does not reach an abstract socket this Node listens on (ECONNREFUSED
+      // even outside any sandbox), which made the check below fail wherever Node 20 came first.
+      const client = `'${process.execPath}' client.mjs abstract ${name}`
       // The host itself reaches it (the test would prove nothing otherwise).
-      const direct = yield* sandboxed(`node client.mjs abstract ${name}`, { ws, layer: { network: "allow" } })
+      const direct = yield* sandboxed(client, { ws, layer: { network: "allow" } })
       assert.strictEqual(direct, "hello from the abstract socket\n")
-      const out = yield* sandboxed(`node client.mjs abstract ${name}`, { ws, authorize: allowing(true) })
+      const out = yield* sandboxed(client, { ws, authorize: allowing(true) })
       assert.strictEqual(out, "error ECONNREFUSED\n")
     }))
 
