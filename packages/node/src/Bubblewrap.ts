@@ -233,26 +233,27 @@ const hostOf = Effect.fn("Bubblewrap.host")(function*(options: Options, bwrap: s
 })
 type Host = Effect.Success<ReturnType<typeof hostOf>>
 
-/** The sandbox service for a probed bwrap. */
+/** The sandbox service for a probed bwrap; `host` when it was looked at already (while probing). */
 export const make = Effect.fn("Bubblewrap.make")(function*(
-  options: Options & { readonly backend: string; readonly bwrap: string; readonly host: Host; readonly nestedUserNamespaces?: string | undefined }
+  options: Options & { readonly backend: string; readonly bwrap: string; readonly host?: Host | undefined; readonly nestedUserNamespaces?: string | undefined }
 ) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const layerScope = yield* Effect.scope
   const network = options.network ?? DEFAULT_NETWORK
-  const { system, home, homeFiles } = options.host
+  const host = options.host ?? (yield* hostOf(options, options.bwrap))
+  const { system, home, homeFiles } = host
   // The user's config directory (trusted config, trusted folders): never writable from inside.
   const userConfig = yield* DataDir.configDir(options.platform ?? process.platform)
   const absolute = (paths: ReadonlyArray<string> | undefined) => (paths ?? []).map((p) => path.resolve(p))
   const extraWritable = absolute(options.extraWritable)
   const extraReadable = absolute(options.extraReadable)
-  const sessions = yield* sessionsOf(options)
+  const sessions = yield* sessionsOf({ bwrap: options.bwrap, host, nestedUserNamespaces: options.nestedUserNamespaces })
   const hardening = {
-    ...options.host.hardening,
+    ...host.hardening,
     unenforced: [
       ...(options.nestedUserNamespaces === undefined ? [] : [options.nestedUserNamespaces]),
-      ...options.host.hardening.unenforced,
+      ...host.hardening.unenforced,
       ...(sessions.ok ? [] : [`localhost is not shared between a session's calls: ${sessions.reason}`])
     ]
   }
