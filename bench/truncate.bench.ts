@@ -165,29 +165,26 @@ const program = Effect.gen(function*() {
   // otherwise the kernel's writeback of 100 MB, or the journal commit that waits for it, lands in
   // the middle of whichever write comes next.
   const settle = () => spawnSync("sync")
-  const catOnce = () => {
+  /** Times one write of the input to a fresh file (after a `sync`), then removes the file. */
+  const timedWrite = (name: string, write: (out: string) => void) => {
     settle()
-    const out = join(dir, "cat.out")
+    const out = join(dir, name)
     const t = performance.now()
-    spawnSync("/bin/sh", ["-c", `cat '${input}' > '${out}'`])
+    write(out)
     const ms = performance.now() - t
     rmSync(out, { force: true })
     return ms
   }
+  const catOnce = () => timedWrite("cat.out", (out) => spawnSync("/bin/sh", ["-c", `cat '${input}' > '${out}'`]))
   // The control: the same bytes written from this process by a bare loop of 1 MiB `writeSync`s,
   // no agent-tools code at all. When it too takes several times `cat`'s time, so does a spill:
   // the machine's writes, not the code, moved the row.
-  const bareOnce = () => {
-    settle()
-    const out = join(dir, "bare.out")
-    const t = performance.now()
-    const fd = openSync(out, "w")
-    for (let o = 0; o < latencyBytes.length; o += 1 << 20) writeSync(fd, latencyBytes, o, Math.min(1 << 20, latencyBytes.length - o))
-    closeSync(fd)
-    const ms = performance.now() - t
-    rmSync(out, { force: true })
-    return ms
-  }
+  const bareOnce = () =>
+    timedWrite("bare.out", (out) => {
+      const fd = openSync(out, "w")
+      for (let o = 0; o < latencyBytes.length; o += 1 << 20) writeSync(fd, latencyBytes, o, Math.min(1 << 20, latencyBytes.length - o))
+      closeSync(fd)
+    })
   const oursCpu: Array<number> = []
   const opencodeCpu: Array<number> = []
   yield* Effect.promise(async () => {

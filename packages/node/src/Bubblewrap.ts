@@ -178,9 +178,9 @@ const trustedProgram = (name: string, configured: string | undefined, options: O
 const sessionsOf = Effect.fn("Bubblewrap.sessions")(function*(
   options: { readonly bwrap: string; readonly host: Host; readonly nestedUserNamespaces?: string | undefined }
 ) {
-  const probe = yield* joinProbeOf(options.bwrap, options.host, options.nestedUserNamespaces !== undefined)
-  if (!probe.ok) return probe
   const mounts = systemMounts(options.host.system)
+  const probe = yield* joinProbeOf(options.bwrap, options.host.nsenter, mounts, options.nestedUserNamespaces !== undefined)
+  if (!probe.ok) return probe
   const sessions = yield* BubblewrapSession.make({ bwrap: options.bwrap, join: probe.join, mounts })
   return { ok: true as const, join: probe.join, sessions }
 })
@@ -188,12 +188,13 @@ const sessionsOf = Effect.fn("Bubblewrap.sessions")(function*(
 /** Whether a call can join a session's network here (answered once per process: `probeJoin`). */
 const joinProbeOf = (
   bwrap: string,
-  host: { readonly system: ReadonlyArray<SystemEntry>; readonly nsenter: Result.Result<string, TrustedProgram.UntrustedProgramError> },
+  nsenter: Result.Result<string, TrustedProgram.UntrustedProgramError>,
+  mounts: ReadonlyArray<string>,
   nestedUserNamespaces: boolean
 ): Effect.Effect<BubblewrapSession.JoinProbe, never, ChildProcessSpawner.ChildProcessSpawner> =>
-  host.nsenter._tag === "Failure"
-    ? Effect.succeed({ ok: false as const, reason: `${host.nsenter.failure.message} (nsenter is in util-linux)` })
-    : BubblewrapSession.probeJoin({ bwrap, nsenter: host.nsenter.success, mounts: systemMounts(host.system), nestedUserNamespaces })
+  nsenter._tag === "Failure"
+    ? Effect.succeed({ ok: false as const, reason: `${nsenter.failure.message} (nsenter is in util-linux)` })
+    : BubblewrapSession.probeJoin({ bwrap, nsenter: nsenter.success, mounts, nestedUserNamespaces })
 
 /** What tells a file's state apart: its inode, size, mode and modification time. */
 const stampOf = (info: FileSystem.File.Info) =>
@@ -225,7 +226,7 @@ const hostOf = Effect.fn("Bubblewrap.host")(function*(options: Options, bwrap: s
   // The session probe assumes what the probe finds on most hosts (bwrap can forbid nested user
   // namespaces); where it finds otherwise, the service probes again with them allowed.
   const [, homeFiles, hardening] = yield* Effect.all([
-    joinProbeOf(bwrap, { system, nsenter }, false),
+    joinProbeOf(bwrap, nsenter, systemMounts(system), false),
     Effect.forEach(HOME_FILES, homeFile, { concurrency: "unbounded" }),
     hardeningOf(options)
   ], { concurrency: "unbounded" })
