@@ -18,8 +18,9 @@
  */
 import { build } from "esbuild"
 import { existsSync, readFileSync, rmSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { asciiOutput } from "./ascii-output.mjs"
 
 const packages = join(dirname(fileURLToPath(import.meta.url)), "..", "packages")
 // The CLI bundles itself with everything it needs (packages/cli/scripts/bundle.mjs); the test kit
@@ -90,7 +91,7 @@ await Promise.all(LIBRARIES.map(async (name) => {
   if (entryPoints.length === 0) throw new Error(`${manifest.name}: no export names a .bundle.js file`)
   // Chunks are named by their content's hash: those of an earlier build would stay and be packed.
   rmSync(join(dir, "dist", "chunks"), { recursive: true, force: true })
-  await build({
+  const result = await build({
     entryPoints,
     outdir: join(dir, "dist"),
     bundle: true,
@@ -106,6 +107,8 @@ await Promise.all(LIBRARIES.map(async (name) => {
     sourcemap: "linked",
     sourcesContent: false,
     legalComments: "none",
-    logLevel: "warning"
+    logLevel: "warning",
+    metafile: true
   })
+  await asciiOutput(Object.keys(result.metafile.outputs).map((file) => resolve(file)))
 }))

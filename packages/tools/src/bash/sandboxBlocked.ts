@@ -35,7 +35,9 @@ const MAX_LINES = 2_000
  */
 const pathsIn = (line: string, bare: boolean): Array<string> => {
   const found: Array<string> = []
-  for (const m of line.matchAll(/['"‘`]([^'"’`\n]+)['"’`]/g)) found.push(m[1]!)
+  // Quoted by ', ", ` or typographic quotes (`\u2018`, `\u2019`, escaped: code outside comments stays
+  // ASCII, so the bundles load as one-byte text).
+  for (const m of line.matchAll(/['"\u2018`]([^'"\u2019`\n]+)['"\u2019`]/g)) found.push(m[1]!)
   for (const m of line.matchAll(/(?:^|[\s:])([^\s:'"]*\/[^\s:'"]*|[^\s:'"]+\.[^\s:'"]+):\s*(?:Read-only|Permission denied|No such file|Operation not permitted|Device or resource busy)/g)) {
     found.push(m[1]!)
   }

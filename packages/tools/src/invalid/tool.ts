@@ -11,8 +11,10 @@ import { INVALID } from "./description.ts"
  * Chat-template control tokens some providers leak into a broken call's name or arguments:
  * `<|tool_call_begin|>`, `<|im_start|>`, DeepSeek's full-width `<｜tool▁call▁begin｜>`. Echoed back,
  * the model reads them as structure of its own transcript, so they are removed from the result.
+ * `\uff5c` is the full-width `｜`, escaped: code outside comments stays ASCII, so the bundles load
+ * as one-byte text.
  */
-const CONTROL_TOKEN = /<[|｜][^<>|｜\n]{0,64}[|｜]>/g
+const CONTROL_TOKEN = /<[|\uff5c][^<>|\uff5c\n]{0,64}[|\uff5c]>/g
 
 /** The text without provider control tokens. */
 export const stripControlTokens = (text: string): string => text.replace(CONTROL_TOKEN, "")

@@ -18,7 +18,8 @@ const COMMENT = /^(?:\/\/+|#+|\/\*+|<!--|--|;+|\{\s*\/\*+)\s*(.*?)\s*(?:\*+\/\s*
 
 // A line that is only an ellipsis, maybe bracketed: Python's `...` body looks the same, so a bare
 // one counts only where it replaces more than a `pass` (see `placeholderIn`).
-const BARE = /^[[({<]?\s*(?:\.\.\.|…)\s*[\])}>]?[,;]?$/
+// `\u2026` is `…`, escaped: code outside comments stays ASCII, so the bundles load as one-byte text.
+const BARE = /^[[({<]?\s*(?:\.\.\.|\u2026)\s*[\])}>]?[,;]?$/
 
 export const isBarePlaceholder = (line: string): boolean => BARE.test(line.trim())
 
