@@ -1,8 +1,8 @@
 /**
  * Makes bundled JavaScript pure ASCII. Node decodes a module's source into a V8 string: one byte
  * per character when every byte is ASCII, two bytes for the whole file as soon as one is not, and
- * the two-byte file is slower to decode, hash for the compile cache and scan (a one-shot
- * `agent-tools call` started about 4 % faster with its bundle ASCII). esbuild already escapes
+ * the two-byte file is slower to decode (1.6 against 0.5 ms for a 450 KB bundle here), hash and
+ * scan. esbuild already escapes
  * strings and templates; the characters it leaves are in comments, which it keeps, and in regular
  * expressions, where an escape would change the expression's `source`.
  *

@@ -27,6 +27,13 @@ describe("blockedPaths", () => {
       ])
     }))
 
+  it.effect("a path in typographic quotes, as GNU tools print them in a UTF-8 locale", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* blocked("ls: cannot access ‘/outside/q’: No such file or directory"), [
+        { path: "/outside/q", kind: "missing" }
+      ])
+    }))
+
   it.effect("a read-only file system is the sandbox's doing even in a system directory", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* blocked("touch: cannot touch '/usr/x': Read-only file system"), [
