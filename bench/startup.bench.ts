@@ -41,7 +41,7 @@ const MODES: ReadonlyArray<Mode> = arg("mode") === "built"
   ? ["source"]
   : ["built", "built, warm cache", "source"]
 
-const BUILT = [join(repo, "packages", "cli", "dist", "bundle", "bin.js"), join(repo, "packages", "node", "dist", "index.bundle.js")]
+const BUILT = [join(repo, "packages", "cli", "dist", "bundle", "bin.cjs"), join(repo, "packages", "node", "dist", "index.bundle.js")]
 if (MODES.includes("built") && !BUILT.every(existsSync)) {
   console.error(`the built packages are missing (${BUILT.filter((f) => !existsSync(f)).join(", ")}): run \`pnpm run build\` first`)
   process.exit(2)

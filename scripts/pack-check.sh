@@ -77,7 +77,7 @@ const p = (pty.spawn ?? pty.default.spawn)("sh", ["-c", "test -t 0 && echo tty"]
 let out = ""
 p.onData((d) => { out += d })
 p.onExit(() => { if (!out.includes("tty")) { console.error("no terminal: " + JSON.stringify(out)); process.exit(1) } console.log("terminal: ok") })
-' "$work/app/node_modules/@agent-tools/cli/dist/bundle/bin.js"
+' "$work/app/node_modules/@agent-tools/cli/dist/bundle/bin.cjs"
 
 echo "--- npx agent-tools mcp, driven by an MCP client"
 node mcp-client.mjs "$work/project"

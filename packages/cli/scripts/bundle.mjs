@@ -1,8 +1,10 @@
 /**
- * Bundles the `agent-tools` executable into dist/bundle/: one file for every command but `mcp`,
- * whose MCP SDK is split into a chunk loaded only by that command, and the bash analysis worker's
- * entry at the path `AnalysisWorker` computes (internal/analysisWorker.js beside its chunk).
- * Loading ~600 small modules cost more than running the command; one file starts in a fraction.
+ * Bundles the `agent-tools` executable into dist/bundle/: bin.cjs, one CommonJS file for every
+ * command, which bin/run-bundle.js runs as a script with a V8 code cache; the dependencies only
+ * some commands use in files of their own (vendor/, the MCP SDK's validator), loaded on first use;
+ * and the bash analysis worker's entry at the path `AnalysisWorker` computes
+ * (internal/analysisWorker.js beside bin.cjs, an ES module). Loading ~600 small modules cost more
+ * than running the command; one file starts in a fraction.
  *
  * Bundled from the TypeScript sources (the workspace's `agent-tools-source` condition), so it does
  * not depend on the order of the tsc build. web-tree-sitter stays a package: it locates its wasm
@@ -12,12 +14,13 @@
  *
  * The MCP SDK's JSON Schema validator (ajv, with its formats) is loaded when it first validates, not
  * when the SDK's server or client is imported, and effect's CLI output module builds its grapheme
- * segmenter on first use, not at import.
+ * segmenter on first use, not at import. Every file is ASCII (scripts/ascii-output.mjs).
  */
 import { build } from "esbuild"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { asciiOutput } from "../../../scripts/ascii-output.mjs"
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..")
 // AGENT_TOOLS_BUNDLE_OUT=dir bundles there instead (the bundle test inspects a bundle of its own).
@@ -30,8 +33,8 @@ const source = (workspacePackage, file) => join(pkg, "..", workspacePackage, "sr
  * tool's output schema is ever validated with it. This stand-in has the same constructor and
  * `getValidator`; the real validator, and ajv with it, is loaded and built on the first
  * `getValidator` call. It is a file of its own (AJV_FILE, CommonJS, built below), which Node's
- * `require` loads then, synchronously: bundled, ajv would sit in a chunk the MCP command imports
- * (300 KB read and compiled at every start, if not run).
+ * `require` loads then, synchronously: bundled, ajv would sit in bin.cjs (300 KB read at every
+ * start, if not run).
  */
 const AJV_FILE = "ajv-validator.cjs"
 const lazyAjv = {
@@ -48,7 +51,7 @@ const lazyAjv = {
       return {
         resolveDir: dirname(args.path),
         // The file's name is not a literal, so esbuild leaves the \`require\` to Node: the bundle's
-        // own (see the banner), which resolves it beside this chunk.
+        // own, which resolves it beside bin.cjs.
         contents: `
           let real
           const file = ${JSON.stringify(`./${AJV_FILE}`)}
@@ -123,42 +126,100 @@ const lazyNodeHttp = {
   }
 }
 
-const result = await build({
-  entryPoints: [
-    { in: source("cli", "bin.ts"), out: "bin" },
-    { in: source("node", "internal/analysisWorker.ts"), out: "internal/analysisWorker" }
-  ],
-  outdir,
+/**
+ * Dependencies only some commands use (web pages, S3, undici's HTTP client), bundled into CommonJS
+ * files of their own in vendor/ (file name → the packages in it) that Node's `require` loads on
+ * first use. Inside bin.cjs their ~3.5 MB would be read, decoded and hashed at every start, though
+ * their code never runs. Packages that use each other share a file, so that there is one copy.
+ */
+const VENDORED = {
+  undici: ["undici"],
+  turndown: ["turndown"],
+  "html-to-text": ["html-to-text"],
+  "aws-sdk": ["@aws-sdk/client-s3", "@aws-sdk/lib-storage"]
+}
+const vendorFileOf = new Map(Object.entries(VENDORED).flatMap(([file, names]) => names.map((name) => [name, file])))
+/** Each vendored package's module as the bundle resolved it (set while bundling). */
+const vendoredEntries = new Map()
+const vendored = {
+  name: "vendored",
+  setup(build) {
+    const names = [...vendorFileOf.keys()].map((name) => name.replace(/[/.-]/g, "\\$&")).join("|")
+    build.onResolve({ filter: new RegExp(`^(${names})$`) }, async (args) => {
+      if (args.pluginData === "real") return undefined
+      const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "real" })
+      if (real.errors.length > 0) return { errors: real.errors }
+      vendoredEntries.set(args.path, real.path)
+      return { path: args.path, namespace: "vendored" }
+    })
+    // As for the ajv stand-in: the file's name is not a literal, so the `require` stays Node's.
+    build.onLoad({ filter: /.*/, namespace: "vendored" }, (args) => ({
+      contents: `const file = ${JSON.stringify(`./vendor/${vendorFileOf.get(args.path)}.cjs`)}\nmodule.exports = require(file)`,
+      loader: "js"
+    }))
+  }
+}
+/** A vendor file's module: its one package's exports as they are, or those of all its packages. */
+const vendorEntry = (names) => {
+  const paths = names.map((name) => JSON.stringify(vendoredEntries.get(name)))
+  return paths.length === 1
+    ? `module.exports = require(${paths[0]})`
+    : `module.exports = Object.assign({}, ${paths.map((path) => `require(${path})`).join(", ")})`
+}
+
+const common = {
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node22",
-  conditions: ["agent-tools-source"],
-  external: ["web-tree-sitter", "@lydell/node-pty", "@xterm/headless"],
-  plugins: [lazyAjv, lazySegmenter, lazyNodeHttp],
-  // Bundled CommonJS dependencies call `require` for Node's built-ins.
-  banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" },
   sourcemap: "linked",
   // The maps name each file and line; the sources themselves are in the packages (and 10 MB).
   sourcesContent: false,
   legalComments: "none",
   logLevel: "warning",
-  metafile: process.env.AGENT_TOOLS_BUNDLE_META !== undefined
+  metafile: true
+}
+
+// The executable: one CommonJS file, which bin/run-bundle.js runs as a script with a code cache.
+const result = await build({
+  ...common,
+  entryPoints: [{ in: source("cli", "bin.ts"), out: "bin" }],
+  outdir,
+  outExtension: { ".js": ".cjs" },
+  format: "cjs",
+  conditions: ["agent-tools-source"],
+  external: ["web-tree-sitter", "@lydell/node-pty", "@xterm/headless"],
+  plugins: [lazyAjv, lazySegmenter, lazyNodeHttp, vendored],
+  // `import.meta.url` (createRequire, the worker's file) is the bundle's own URL.
+  define: { "import.meta.url": "__agentToolsUrl" },
+  banner: { js: "var __agentToolsUrl = require(\"node:url\").pathToFileURL(__filename).href;" }
 })
 if (ajvProvider === undefined) throw new Error("the MCP SDK's ajv-provider module was not found; update or drop the lazy-ajv plugin")
-// The real validator with ajv and its formats, for the stand-in's `require`.
-await build({
-  entryPoints: [ajvProvider],
-  outfile: join(outdir, AJV_FILE),
-  bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node22",
-  sourcemap: "linked",
-  sourcesContent: false,
-  legalComments: "none",
-  logLevel: "warning"
-})
-// AGENT_TOOLS_BUNDLE_META=file writes esbuild's metafile there (what went into which chunk).
-if (result.metafile !== undefined) writeFileSync(process.env.AGENT_TOOLS_BUNDLE_META, JSON.stringify(result.metafile))
+for (const name of vendorFileOf.keys()) {
+  if (!vendoredEntries.has(name)) throw new Error(`${name} is no longer imported; drop it from VENDORED`)
+}
+const others = await Promise.all([
+  // The bash analysis worker, an ES module at the path `AnalysisWorker` computes beside bin.cjs.
+  build({
+    ...common,
+    entryPoints: [{ in: source("node", "internal/analysisWorker.ts"), out: "internal/analysisWorker" }],
+    outdir,
+    format: "esm",
+    conditions: ["agent-tools-source"],
+    external: ["web-tree-sitter"],
+    // Bundled CommonJS dependencies call `require` for Node's built-ins.
+    banner: { js: "import { createRequire as __agentToolsRequire } from \"node:module\"; const require = __agentToolsRequire(import.meta.url);" }
+  }),
+  // The real validator with ajv and its formats, for the stand-in's `require`.
+  build({ ...common, entryPoints: [ajvProvider], outfile: join(outdir, AJV_FILE), format: "cjs" }),
+  ...Object.entries(VENDORED).map(([file, names]) =>
+    build({
+      ...common,
+      stdin: { contents: vendorEntry(names), resolveDir: pkg, sourcefile: `vendor/${file}.cjs`, loader: "js" },
+      outfile: join(outdir, "vendor", `${file}.cjs`),
+      format: "cjs"
+    })
+  )
+])
+await asciiOutput([result, ...others].flatMap((built) => Object.keys(built.metafile.outputs).map((file) => resolve(file))))
+// AGENT_TOOLS_BUNDLE_META=file writes esbuild's metafile of bin.cjs there (what went into it).
+if (process.env.AGENT_TOOLS_BUNDLE_META !== undefined) writeFileSync(process.env.AGENT_TOOLS_BUNDLE_META, JSON.stringify(result.metafile))

@@ -1,0 +1,127 @@
+/**
+ * bin/run-bundle.js: the bundled CLI run as a script with a V8 code cache on disk. A small
+ * CommonJS bundle of the test's own, run in child processes as the executable runs bin.cjs.
+ */
+import { spawnSync } from "node:child_process"
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+
+const RUN_BUNDLE = pathToFileURL(fileURLToPath(new URL("../bin/run-bundle.js", import.meta.url))).href
+
+/** Prints what the executable's bundle sees, after an `import()` of a built-in and a package. */
+const BUNDLE = `const add = (a, b) => a + b
+import("node:os").then(async (os) => {
+  const { z } = await import("zod")
+  console.log(JSON.stringify({
+    sum: add(40, 2),
+    args: process.argv.slice(2),
+    file: __filename,
+    url: typeof require("node:url").pathToFileURL,
+    os: typeof os.cpus,
+    zod: z.string().parse("ok")
+  }))
+})
+`
+
+let dir: string
+let cache: string
+beforeEach(() => {
+  // Inside the package, so that the bundle's `import("zod")` resolves as the executable's would (a
+  // name starting with a dot, which no test runner or linter looks into).
+  dir = mkdtempSync(join(fileURLToPath(new URL(".", import.meta.url)), ".run-bundle-"))
+  cache = join(dir, "cache")
+  writeFileSync(join(dir, "bin.cjs"), BUNDLE)
+  writeFileSync(
+    join(dir, "launch.mjs"),
+    `import { runBundle } from ${JSON.stringify(RUN_BUNDLE)}\n` +
+      `runBundle(${JSON.stringify(join(dir, "bin.cjs"))}, process.env.CACHE || undefined, process.env.COMMAND ?? "")\n`
+  )
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const run = (command: string, args: ReadonlyArray<string> = []) => {
+  const result = spawnSync(process.execPath, [join(dir, "launch.mjs"), command, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, CACHE: cache, COMMAND: command }
+  })
+  assert.strictEqual(result.status, 0, result.stderr)
+  // No warning of Node's about the loader `import()` uses.
+  assert.strictEqual(result.stderr, "")
+  return JSON.parse(result.stdout) as Record<string, unknown>
+}
+
+const cacheFiles = () => readdirSync(cache).filter((file) => file.endsWith(".cache"))
+const header = (file: string) => {
+  const content = readFileSync(join(cache, file))
+  return JSON.parse(content.subarray(0, content.indexOf(10)).toString("utf8")) as { commands: Array<string>; size: number }
+}
+
+describe("run-bundle", () => {
+  it("runs the bundle as a CommonJS module whose import() is Node's, and keeps its code cache", () => {
+    const first = run("call", ["read", "x"])
+    assert.deepStrictEqual(first, {
+      sum: 42,
+      args: ["call", "read", "x"],
+      file: join(dir, "bin.cjs"),
+      url: "function",
+      os: "function",
+      zod: "ok"
+    })
+    const [file] = cacheFiles()
+    assert.match(file!, new RegExp(`^bin-${process.version}-${process.arch}-[0-9a-f]{8}-${BUNDLE.length}\\.cache$`))
+    assert.deepStrictEqual(header(file!).commands, ["call"])
+    assert.strictEqual(statSync(cache).mode & 0o777, 0o700)
+    assert.strictEqual(statSync(join(cache, file!)).mode & 0o777, 0o600)
+    // Accepted by V8 and covering the command: not written again.
+    const written = statSync(join(cache, file!)).ino
+    assert.deepStrictEqual(run("call"), { ...first, args: ["call"] })
+    assert.strictEqual(statSync(join(cache, file!)).ino, written)
+  })
+
+  it("writes the cache again for a command not in it, keeping the commands before", () => {
+    run("call")
+    run("mcp")
+    assert.deepStrictEqual(cacheFiles().map((file) => header(file).commands), [["call", "mcp"]])
+    const written = statSync(join(cache, cacheFiles()[0]!)).ino
+    run("mcp")
+    assert.strictEqual(statSync(join(cache, cacheFiles()[0]!)).ino, written)
+  })
+
+  it("ignores a damaged cache and writes a sound one", () => {
+    run("call")
+    const [file] = cacheFiles()
+    const content = readFileSync(join(cache, file!))
+    content[content.length - 10] = content[content.length - 10]! ^ 0xff
+    writeFileSync(join(cache, file!), content)
+    assert.strictEqual(run("call")["sum"], 42)
+    const repaired = readFileSync(join(cache, file!))
+    assert.notDeepEqual(repaired, content)
+    assert.strictEqual(repaired.length - repaired.indexOf(10) - 1, header(file!).size)
+  })
+
+  it("names the cache by the bundle's content: a changed bundle has a cache of its own", () => {
+    run("call")
+    writeFileSync(join(dir, "bin.cjs"), BUNDLE.replace("add(40, 2)", "add(40, 3)"))
+    assert.strictEqual(run("call")["sum"], 43)
+    assert.strictEqual(cacheFiles().length, 2)
+  })
+
+  it("caches nothing in a directory others can write to, and runs all the same", () => {
+    mkdirSync(cache, { mode: 0o700 })
+    chmodSync(cache, 0o777)
+    assert.strictEqual(run("call")["sum"], 42)
+    assert.deepStrictEqual(readdirSync(cache), [])
+  })
+
+  it("runs without a cache directory", () => {
+    const result = spawnSync(process.execPath, [join(dir, "launch.mjs"), "call"], {
+      encoding: "utf8",
+      env: { ...process.env, CACHE: "", COMMAND: "call" }
+    })
+    assert.strictEqual(result.status, 0, result.stderr)
+    assert.strictEqual((JSON.parse(result.stdout) as { sum: number }).sum, 42)
+    assert.throws(() => readdirSync(cache))
+  })
+})
