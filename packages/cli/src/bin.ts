@@ -6,7 +6,12 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as z from "zod"
 import { main } from "./Cli.ts"
+
+// zod compiles a validator for an object schema (`new Function`) on its first parse: a few
+// milliseconds of every one-shot command, for parses that take microseconds either way.
+z.config({ jitless: true })
 
 main(process.argv.slice(2)).pipe(
   Effect.provide(NodeServices.layer),
