@@ -6,25 +6,26 @@
 // those too, so a later start skips their compiling. Node offers that for `vm.Script`, hence
 // CommonJS: the bundle runs as a script with the cache of an earlier run.
 //
-// The cache file is named by the bundle's content (its CRC-32 and length), the Node version and
+// The cache file is named by the bundle's content (its SHA-256 and length), the Node version and
 // the architecture; it holds the commands whose runs went into it (a command not among them
-// writes the cache again when its run ends, with the code of both) and a CRC-32 of V8's data,
-// checked before V8 sees it. V8 rejects data of another V8 or other flags; the cache is then
-// written anew. Nothing is cached in a directory another user could write to.
+// writes the cache again when its run ends, with the code of both) and the SHA-256 of V8's data,
+// checked before V8 sees it (node:crypto is loaded already; zlib's CRC-32 would cost its module).
+// V8 rejects data of another V8 or other flags; the cache is then written anew. Nothing is cached
+// in a directory another user could write to.
+import { hash } from "node:crypto"
 import { createRequire } from "node:module"
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import vm from "node:vm"
-import zlib from "node:zlib"
 
 /** The first line of a cache file, before V8's data. */
-const MAGIC = "agent-tools code cache 1"
+const MAGIC = "agent-tools code cache 2"
 
 /** Runs `file` (a CommonJS bundle) for `command`; its code cache lives in `directory` (none when undefined). */
 export const runBundle = (file, directory, command) => {
   const bytes = readFileSync(file)
   const source = bytes.toString("utf8")
-  const cache = directory === undefined || typeof zlib.crc32 !== "function" ? undefined : cacheFile(directory, bytes)
+  const cache = directory === undefined ? undefined : cacheFile(directory, bytes)
   const entry = cache === undefined ? undefined : read(cache)
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
@@ -54,8 +55,8 @@ const cacheFile = (directory, bytes) => {
   } catch {
     return undefined
   }
-  const crc = zlib.crc32(bytes).toString(16).padStart(8, "0")
-  return join(directory, `bin-${process.version}-${process.arch}-${crc}-${bytes.length}.cache`)
+  const digest = hash("sha256", bytes, "hex").slice(0, 16)
+  return join(directory, `bin-${process.version}-${process.arch}-${digest}-${bytes.length}.cache`)
 }
 
 /** The cache's commands and V8 data, or undefined when missing, foreign or damaged. */
@@ -67,7 +68,7 @@ const read = (path) => {
     const end = content.indexOf(10)
     const header = JSON.parse(content.subarray(0, end).toString("utf8"))
     const data = content.subarray(end + 1)
-    if (header.magic !== MAGIC || header.size !== data.length || header.crc !== zlib.crc32(data)) return undefined
+    if (header.magic !== MAGIC || header.size !== data.length || header.sha256 !== hash("sha256", data, "hex")) return undefined
     if (!Array.isArray(header.commands) || !header.commands.every((c) => typeof c === "string")) return undefined
     return { commands: header.commands, data }
   } catch {
@@ -79,7 +80,7 @@ const read = (path) => {
 const write = (path, commands, data) => {
   const temporary = `${path}.${process.pid}.tmp`
   try {
-    const header = JSON.stringify({ magic: MAGIC, size: data.length, crc: zlib.crc32(data), commands })
+    const header = JSON.stringify({ magic: MAGIC, size: data.length, sha256: hash("sha256", data, "hex"), commands })
     writeFileSync(temporary, Buffer.concat([Buffer.from(`${header}\n`), data]), { mode: 0o600, flag: "wx" })
     renameSync(temporary, path)
   } catch {

@@ -70,7 +70,7 @@ describe("run-bundle", () => {
       zod: "ok"
     })
     const [file] = cacheFiles()
-    assert.match(file!, new RegExp(`^bin-${process.version}-${process.arch}-[0-9a-f]{8}-${BUNDLE.length}\\.cache$`))
+    assert.match(file!, new RegExp(`^bin-${process.version}-${process.arch}-[0-9a-f]{16}-${BUNDLE.length}\\.cache$`))
     assert.deepStrictEqual(header(file!).commands, ["call"])
     assert.strictEqual(statSync(cache).mode & 0o777, 0o700)
     assert.strictEqual(statSync(join(cache, file!)).mode & 0o777, 0o600)
