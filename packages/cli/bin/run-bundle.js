@@ -14,12 +14,18 @@
 // in a directory another user could write to.
 import { hash } from "node:crypto"
 import { createRequire } from "node:module"
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
 import vm from "node:vm"
 
 /** The first line of a cache file, before V8's data. */
 const MAGIC = "agent-tools code cache 2"
+/**
+ * Caches of other bundles (an earlier version, another Node) not written for this long are removed
+ * when a cache is written: an upgrade leaves its old cache behind, and one still in use is only
+ * written once more.
+ */
+const RETAIN_MS = 30 * 24 * 3600 * 1000
 
 /** Runs `file` (a CommonJS bundle) for `command`; its code cache lives in `directory` (none when undefined). */
 export const runBundle = (file, directory, command) => {
@@ -85,6 +91,22 @@ const write = (path, commands, data) => {
     renameSync(temporary, path)
   } catch {
     rmSync(temporary, { force: true })
+    return
+  }
+  removeOld(dirname(path), basename(path))
+}
+
+/** Removes the caches (and temporary files) in `directory` but `kept` last written more than RETAIN_MS ago. */
+const removeOld = (directory, kept) => {
+  const before = Date.now() - RETAIN_MS
+  try {
+    for (const name of readdirSync(directory)) {
+      if (name === kept || !name.startsWith("bin-")) continue
+      const file = join(directory, name)
+      if (lstatSync(file).mtimeMs < before) rmSync(file, { force: true })
+    }
+  } catch {
+    // Left for the next write.
   }
 }
 

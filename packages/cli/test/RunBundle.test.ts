@@ -3,7 +3,7 @@
  * CommonJS bundle of the test's own, run in child processes as the executable runs bin.cjs.
  */
 import { spawnSync } from "node:child_process"
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
@@ -106,6 +106,23 @@ describe("run-bundle", () => {
     writeFileSync(join(dir, "bin.cjs"), BUNDLE.replace("add(40, 2)", "add(40, 3)"))
     assert.strictEqual(run("call")["sum"], 43)
     assert.strictEqual(cacheFiles().length, 2)
+  })
+
+  it("removes the caches of other bundles written more than 30 days ago when it writes one", () => {
+    mkdirSync(cache, { mode: 0o700 })
+    const old = join(cache, "bin-v0.0.0-x64-0000000000000000-1.cache")
+    const recent = join(cache, "bin-v0.0.0-x64-1111111111111111-1.cache")
+    const other = join(cache, "notes.txt")
+    for (const file of [old, recent, other]) writeFileSync(file, "x")
+    const days = (n: number) => new Date(Date.now() - n * 24 * 3600 * 1000)
+    utimesSync(old, days(31), days(31))
+    utimesSync(recent, days(29), days(29))
+    utimesSync(other, days(31), days(31))
+    run("call")
+    assert.isFalse(existsSync(old))
+    assert.isTrue(existsSync(recent), "written 29 days ago")
+    assert.isTrue(existsSync(other), "not a cache")
+    assert.strictEqual(cacheFiles().length, 2, "this bundle's and the recent one")
   })
 
   it("caches nothing in a directory others can write to, and runs all the same", () => {
