@@ -7,7 +7,8 @@
 // CommonJS: the bundle runs as a script with the cache of an earlier run.
 //
 // The cache file is named by the bundle's content (its SHA-256 and length), the Node version and
-// the architecture; it holds the commands whose runs went into it (a command not among them
+// the architecture. A bundle's first run writes it without data (the bundle is seen), the second
+// writes V8's data. It holds the commands whose runs went into it (a command not among them
 // writes the cache again when its run ends, with the code of both) and the SHA-256 of V8's data,
 // checked before V8 sees it (node:crypto is loaded already; zlib's CRC-32 would cost its module).
 // V8 rejects data of another V8 or other flags; the cache is then written anew. Nothing is cached
@@ -33,15 +34,20 @@ export const runBundle = (file, directory, command) => {
   const source = bytes.toString("utf8")
   const cache = directory === undefined ? undefined : cacheFile(directory, bytes)
   const entry = cache === undefined ? undefined : read(cache)
+  const data = entry !== undefined && entry.data.length > 0 ? entry.data : undefined
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
-    cachedData: entry?.data,
+    cachedData: data,
     // `import()` in the bundle (custom tools, web-tree-sitter, the terminal packages) is Node's
     // own, resolved from the bundle's file.
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
   })
-  if (cache !== undefined) {
-    const known = entry !== undefined && !script.cachedDataRejected ? entry.commands : []
+  if (cache !== undefined && entry === undefined) {
+    // The bundle's first run only marks it seen (no data): making the cache takes 12-20 ms at exit,
+    // which a run in a place that keeps nothing (a fresh container) would pay at every start.
+    process.once("exit", () => write(cache, [], Buffer.alloc(0)))
+  } else if (cache !== undefined) {
+    const known = data !== undefined && !script.cachedDataRejected ? entry.commands : []
     if (!known.includes(command)) {
       process.once("exit", () => write(cache, [...known, command], script.createCachedData()))
     }
