@@ -62,8 +62,9 @@ const cacheFile = (directory, bytes) => {
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 })
     const stat = lstatSync(directory)
-    const owner = process.getuid?.()
-    if (!stat.isDirectory() || (owner !== undefined && stat.uid !== owner) || (stat.mode & 0o022) !== 0) return undefined
+    // POSIX owners and modes (Windows reports neither; the user's own LOCALAPPDATA holds the cache there).
+    const shared = process.platform !== "win32" && (stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0)
+    if (!stat.isDirectory() || shared) return undefined
   } catch {
     return undefined
   }
@@ -75,7 +76,7 @@ const cacheFile = (directory, bytes) => {
 const read = (path) => {
   try {
     const stat = lstatSync(path)
-    if (!stat.isFile() || (process.getuid !== undefined && stat.uid !== process.getuid())) return undefined
+    if (!stat.isFile() || (process.platform !== "win32" && stat.uid !== process.getuid?.())) return undefined
     const content = readFileSync(path)
     const end = content.indexOf(10)
     const header = JSON.parse(content.subarray(0, end).toString("utf8"))
