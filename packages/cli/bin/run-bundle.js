@@ -19,7 +19,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, wr
 import { basename, dirname, join } from "node:path"
 import vm from "node:vm"
 
-/** The first line of a cache file, before V8's data. */
+/** Names the format in a cache file's header (its first line, JSON, before V8's data). */
 const MAGIC = "agent-tools code cache 2"
 /**
  * Caches of other bundles (an earlier version, another Node) not written for this long are removed
@@ -103,7 +103,7 @@ const write = (path, commands, data) => {
   removeOld(dirname(path), basename(path))
 }
 
-/** Removes the caches (and temporary files) in `directory` but `kept` last written more than RETAIN_MS ago. */
+/** Removes the other caches in `directory` (and temporary files) last written more than RETAIN_MS ago; `kept` was just written. */
 const removeOld = (directory, kept) => {
   const before = Date.now() - RETAIN_MS
   try {
