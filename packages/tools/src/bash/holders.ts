@@ -18,8 +18,8 @@ export const holders = Effect.fn("Bash.holders")(function*(file: string, limit =
   const fs = yield* FileSystem.FileSystem
   const real = yield* fs.realPath(file).pipe(Effect.orElseSucceed(() => file))
   const targets = new Set([real, ...suffixes.map((s) => real + s)])
-  // This process reads the file itself.
-  const self = String(globalThis.process.pid)
+  // This process reads the file itself (`/proc/self` links to its pid).
+  const self = yield* fs.readLink("/proc/self").pipe(Effect.orElseSucceed(() => ""))
   const pids = (yield* fs.readDirectory("/proc").pipe(Effect.orElseSucceed(() => []))).filter((n) => /^\d+$/.test(n) && n !== self)
   const found: Array<number> = []
   for (const pid of pids) {
