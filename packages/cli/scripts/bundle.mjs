@@ -127,6 +127,34 @@ const lazyNodeHttp = {
 }
 
 /**
+ * @effect/platform-node's process spawner imports node:child_process when its module loads (with
+ * net, dgram and streams: about 4 ms of every start), though only a command's spawn uses it. Here
+ * it is required on the first property read (`spawn`, `execFile`). Fails the build if the import
+ * line changed, so an upgrade cannot silently drop the change.
+ */
+const lazyChildProcess = {
+  name: "lazy-child-process",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@effect[\\/]platform-node-shared[\\/]dist[\\/]NodeChildProcessSpawner\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8")
+      const line = 'import * as NodeChildProcess from "node:child_process";'
+      if (text.split(line).length !== 2 || /\bNodeChildProcess\b(?!\.(spawn|execFile)\()/.test(text.replace(line, ""))) {
+        throw new Error(`${args.path}: the module changed; update or drop the lazy-child-process plugin`)
+      }
+      return {
+        contents: text.replace(
+          line,
+          'import { createRequire } from "node:module";\n' +
+            "let childProcess;\n" +
+            'const NodeChildProcess = new Proxy({}, { get: (_, key) => (childProcess ??= createRequire(import.meta.url)("node:child_process"))[key] });'
+        ),
+        loader: "js"
+      }
+    })
+  }
+}
+
+/**
  * Dependencies only some commands use (web pages, S3, undici's HTTP client), bundled into CommonJS
  * files of their own in vendor/ (file name → the packages in it) that Node's `require` loads on
  * first use. Inside, they made bin.cjs 4.7 MB instead of 2.4, read, decoded and hashed at every
@@ -188,7 +216,7 @@ const result = await build({
   format: "cjs",
   conditions: ["agent-tools-source"],
   external: ["web-tree-sitter", "@lydell/node-pty", "@xterm/headless"],
-  plugins: [lazyAjv, lazySegmenter, lazyNodeHttp, vendored],
+  plugins: [lazyAjv, lazySegmenter, lazyNodeHttp, lazyChildProcess, vendored],
   // `import.meta.url` (createRequire, the worker's file) is the bundle's own URL.
   define: { "import.meta.url": "__agentToolsUrl" },
   banner: { js: "var __agentToolsUrl = require(\"node:url\").pathToFileURL(__filename).href;" }

@@ -166,7 +166,7 @@ describe("the bundled executable at start-up", () => {
     assert.deepStrictEqual(JSON.parse(check.stdout), [true, false])
   }, 120_000)
 
-  it("calls read without loading node:https (and tls with it) or any file of vendor/", () => {
+  it("calls read without loading node:http, node:https (and tls with it), node:child_process or any file of vendor/", () => {
     bundled()
     const workspace = mkdtempSync(join(tmpdir(), "agent-tools-startup-bundle-ws-"))
     try {
@@ -187,8 +187,7 @@ describe("the bundled executable at start-up", () => {
       assert.include(run.stdout, "hello")
       const builtins = JSON.parse(/^BUILTINS (.*)$/m.exec(run.stderr)![1]!) as Array<string>
       assert.includeMembers(builtins, ["fs"], "the report lists the loaded built-in modules")
-      assert.notInclude(builtins, "https")
-      assert.notInclude(builtins, "tls")
+      for (const module of ["http", "https", "tls", "child_process"]) assert.notInclude(builtins, module)
       const required = JSON.parse(/^REQUIRED (.*)$/m.exec(run.stderr)![1]!) as Array<string>
       assert.includeMembers(required, ["node:fs"], "the report lists what was required")
       assert.deepStrictEqual(required.filter((r) => /vendor|ajv/.test(r)), [])

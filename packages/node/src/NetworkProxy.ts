@@ -34,9 +34,15 @@ import * as Bridge from "./internal/networkBridge.ts"
 import { guardedLookup, type Refusal, type Resolve, systemResolve } from "./WebFetchClient.ts"
 
 // CommonJS loads, as the webfetch client does: the ESM node:http evaluates its lazy exports (undici).
+// Loaded when the first proxy starts: node:http (client and server) is a few milliseconds of
+// every process's start otherwise, for the calls that allow a network.
 const require = createRequire(import.meta.url)
-const http: typeof Http = require("node:http")
-const net: typeof Net = require("node:net")
+interface Builtins {
+  readonly http: typeof Http
+  readonly net: typeof Net
+}
+let builtins: Builtins | undefined
+const nodeModules = (): Builtins => builtins ??= { http: require("node:http"), net: require("node:net") }
 
 /** Hosts a command inside the sandbox reaches directly, not through the proxy (its own servers). */
 export const NO_PROXY = "localhost,127.0.0.1,::1"
@@ -119,6 +125,7 @@ const makeServer = (options: {
   readonly resolve: Resolve
   readonly sockets: Set<Net.Socket>
 }) => {
+  const { http, net } = nodeModules()
   const track = (socket: Net.Socket) => {
     options.sockets.add(socket)
     socket.once("close", () => options.sockets.delete(socket))
