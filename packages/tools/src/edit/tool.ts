@@ -13,14 +13,13 @@ import {
   type Changed,
   type ChangedBytes,
   fail,
-  notFoundMessage,
   planChange,
   type Planned,
   REBASED_NOTE,
   type Services,
-  similarNames,
   transaction
 } from "../internal/file/common.ts"
+import { notFoundMessage, similarNames } from "../internal/file/notFound.ts"
 import { editBytes } from "./editBytes.ts"
 import { EDIT } from "./description.ts"
 import { diagnosticsAfterChange, THIS_FILE } from "../internal/file/diagnostics.ts"

@@ -275,9 +275,12 @@ describe("one file transaction", () => {
       assert.deepStrictEqual(order.slice(3).sort(), ["close 1", "close 2"])
       order.length = 0
       counts.open = 0
+      const created = counts.created
       yield* callError("edit", { filePath: "a.txt", oldString: "absent", newString: "x" })
-      // A failed change: the read under the lock is closed before the call ends, the plan's soon after.
+      // A failed change: the run's read is closed before the call ends, the plan's soon after; the
+      // refusal the plan reached, confirmed by that read, took no lock (no lock file was created).
       assert.deepStrictEqual(order.filter((s) => s !== "close 1"), ["open 1", "open 2", "close 2"])
+      assert.strictEqual(counts.created, created)
       for (let i = 0; i < 10 && order.length < 4; i++) yield* Effect.yieldNow
       assert.include(order, "close 1")
     }).pipe(Effect.provide(layer))

@@ -20,7 +20,6 @@ import { overlapping } from "./rebase.ts"
 import { atomicWrite, describeFsError, ensureDirectory, fsErrorReason, type Entry, inspect, readKnownSize } from "./files.ts"
 import { MAX_EDIT_BYTES } from "../limits.ts"
 import { megabytes } from "../size.ts"
-import { similarity } from "../similarity.ts"
 import { decode, type Decoded, encode, encodeChange, encodingLabel, isBinary, isUnencodable, type Unencodable } from "../text.ts"
 
 /** What every file tool may use (the same set for all, so a list of them types as one). */
@@ -169,8 +168,9 @@ export interface Committed<A> {
 /**
  * One change of one file, the way write, edit and multiedit all make it: the call's permission
  * requests asked as one prompt (`editTarget`, resolved once per call by its plan, `planChange`); then,
- * holding the path's lock, one stat and one read; the freshness check on the bytes just read (this
- * session read the file and it has not changed since); `change` on the bytes, or on the decoded
+ * holding the path's lock (not for a refusal the plan reached, if a read confirms it), one stat and
+ * one read; the freshness check on the bytes just read (this session read the file and it has not
+ * changed since); `change` on the bytes, or on the decoded
  * text (decoded only when it asks), its new text then encoded like the file; one diff of the
  * changed region (for the result); one atomic write (temp file + rename); and FileTime's record
  * of the write. `anySize`: the change replaces the whole file, so a file over the edit limit is
@@ -192,13 +192,6 @@ export const transaction = <A, R>(
     const worked = planned?.worked !== undefined && !spentPlans.has(planned.worked) ? planned.worked : undefined
     if (worked !== undefined) spentPlans.add(worked)
     yield* ctx.askAll(requests)
-    const fileTime = yield* FileTime.FileTime
-    const path = yield* Path.Path
-    // The file read stays open until the rename has replaced it, where the platform allows that
-    // (not Windows): the kernel then frees the old file's blocks at that last close, not in the
-    // rename, and the close is not waited for. For an 800 KB file the rename took 0.7 ms, 0.15 ms so.
-    const closeAfterRename = path.sep === "/"
-    const reading = yield* Scope.make()
     // The buffers in hand, which go back for the next call however this one ends, but the one
     // written (FileTime holds it from then on): the reads' and a new file the plan made.
     const held: Array<Uint8Array> = []
@@ -208,6 +201,18 @@ export const transaction = <A, R>(
     const release = Effect.sync(() => {
       for (const b of held) if (b.buffer !== written?.buffer) giveBack(b)
     })
+    // A refusal the plan reached, which the file read again confirms, needs no lock.
+    if (worked?.failure !== undefined && (yield* Effect.onError(refusalStands(tool, ctx.sessionID, real, shown, worked, options), () => release))) {
+      yield* release
+      return yield* worked.failure
+    }
+    const fileTime = yield* FileTime.FileTime
+    const path = yield* Path.Path
+    // The file read stays open until the rename has replaced it, where the platform allows that
+    // (not Windows): the kernel then frees the old file's blocks at that last close, not in the
+    // rename, and the close is not waited for. For an 800 KB file the rename took 0.7 ms, 0.15 ms so.
+    const closeAfterRename = path.sep === "/"
+    const reading = yield* Scope.make()
     return yield* fileTime.withLock(
       real,
       Effect.gen(function*() {
@@ -309,6 +314,29 @@ const sameFile = (worked: Worked<unknown>, entry: Changeable, bytes: Uint8Array 
     ? worked.entry._tag === "Missing"
     : worked.entry._tag === "File" && worked.bytes !== undefined && bytes !== undefined &&
       entry.mode === worked.entry.mode && entry.links === worked.entry.links && Bytes.equal(bytes, worked.bytes)
+
+/**
+ * Whether the refusal a plan reached stands, seen without the lock (it writes nothing, and writers
+ * replace a file by rename, so a read sees it whole): the file read again is the one the plan read,
+ * and fresh for the session. Fails as the run under the lock would (not read, or stale).
+ */
+const refusalStands = Effect.fnUntraced(function*(
+  tool: string,
+  sessionID: string,
+  real: string,
+  shown: string,
+  worked: Worked<unknown>,
+  options: ChangeOptions
+) {
+  if (worked.entry._tag !== "File") return false
+  const entry = yield* lookUp(tool, real, shown)
+  if (entry._tag !== "File") return false
+  const bytes = yield* Effect.scoped(readText(tool, real, shown, entry, options.anySize === true))
+  return yield* freshOrBase(tool, sessionID, real, bytes, options.rebase === true).pipe(
+    Effect.map((stale) => stale === undefined && sameFile(worked, entry, bytes)),
+    Effect.ensuring(Effect.sync(() => giveBack(bytes)))
+  )
+})
 
 interface Worked<A> {
   readonly entry: Changeable
@@ -468,25 +496,3 @@ const commit = Effect.fnUntraced(function*(
 })
 
 export { unifiedDiff }
-
-/**
- * Up to 3 entries of `file`'s directory whose names look like its name (case-insensitive
- * containment either way, or a small edit distance), most similar first, as full paths.
- */
-export const similarNames = Effect.fnUntraced(function*(file: string) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const dir = path.dirname(file)
-  const base = path.basename(file).toLowerCase()
-  const entries = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed(() => [] as Array<string>))
-  return entries
-    .filter((name) => !name.endsWith(FileTime.LOCK_SUFFIX))
-    .map((name) => ({ name, lower: name.toLowerCase() }))
-    .filter(({ lower }) => lower.includes(base) || base.includes(lower) || similarity(lower, base, 0.6) >= 0.6)
-    .sort((a, b) => similarity(b.lower, base) - similarity(a.lower, base) || a.name.localeCompare(b.name))
-    .slice(0, 3)
-    .map(({ name }) => path.join(dir, name))
-})
-
-export const notFoundMessage = (shown: string, similar: ReadonlyArray<string>): string =>
-  similar.length === 0 ? `File not found: ${shown}` : `File not found: ${shown}\n\nDid you mean one of these?\n${similar.join("\n")}`
