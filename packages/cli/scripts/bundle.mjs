@@ -99,6 +99,16 @@ const lazySegmenter = {
 }
 
 /**
+ * Module code declaring `name` as a stand-in for the built-in module `id`, which Node's `require`
+ * loads on the stand-in's first property read. Each built-in module gets its own `lazy_*` helper
+ * (`name` is part of it), so that two in one file do not clash.
+ */
+const lazyBuiltin = (name, id) =>
+  `import { createRequire as lazy_require_${name} } from "node:module";\n` +
+  `let lazy_${name};\n` +
+  `const ${name} = new Proxy({}, { get: (_, key) => (lazy_${name} ??= lazy_require_${name}(import.meta.url)(${JSON.stringify(id)}))[key] });`
+
+/**
  * @effect/platform-node's HTTP client requires node:http and node:https when its module loads
  * (https brings tls: a few milliseconds of every start), though only a request uses them. Here each
  * is required on the first property read (`http.request`, `new https.Agent`). Fails the build if
@@ -114,12 +124,7 @@ const lazyNodeHttp = {
         throw new Error(`${args.path}: the module changed; update or drop the lazy-node-http plugin`)
       }
       return {
-        contents: [
-          `import { createRequire } from "node:module";`,
-          `const load = createRequire(import.meta.url);`,
-          `const lazy = (id) => { let module; return new Proxy({}, { get: (_, key) => (module ??= load(id))[key] }); };`,
-          ...exports.map(([, name, id]) => `export const ${name} = lazy(${JSON.stringify(id)});`)
-        ].join("\n"),
+        contents: exports.map(([, name, id]) => `${lazyBuiltin(name, id)}\nexport { ${name} };`).join("\n"),
         loader: "js"
       }
     })
@@ -142,12 +147,7 @@ const lazyChildProcess = {
         throw new Error(`${args.path}: the module changed; update or drop the lazy-child-process plugin`)
       }
       return {
-        contents: text.replace(
-          line,
-          'import { createRequire } from "node:module";\n' +
-            "let childProcess;\n" +
-            'const NodeChildProcess = new Proxy({}, { get: (_, key) => (childProcess ??= createRequire(import.meta.url)("node:child_process"))[key] });'
-        ),
+        contents: text.replace(line, lazyBuiltin("NodeChildProcess", "node:child_process")),
         loader: "js"
       }
     })
