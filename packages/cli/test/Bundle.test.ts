@@ -244,6 +244,24 @@ describe("the bundled executable at start-up", () => {
     assert.notMatch(text, /^(var|let|const) \w+ = (\/\*.*?\*\/ )?new Intl\.Segmenter\(/m)
   }, 120_000)
 
+  it("the ASCII pass escapes what comments hold and refuses a non-ASCII character in code, naming the file", async () => {
+    const { asciiOutput } = await import(pathToFileURL(fileURLToPath(new URL("../../../scripts/ascii-output.mjs", import.meta.url))).href) as {
+      asciiOutput: (files: ReadonlyArray<string>) => Promise<void>
+    }
+    const comments = join(dir, "comments.js")
+    writeFileSync(comments, "/* \u2192 */ const s = \"x\"\n// \u00fc\n")
+    const code = join(dir, "code.js")
+    writeFileSync(code, "const r = /a\u2026/\nconsole.log(r)\n")
+    await asciiOutput([comments])
+    assert.strictEqual(readFileSync(comments, "utf8"), "/* \\u2192 */ const s = \"x\"\n// \\u00fc\n")
+    const error = await asciiOutput([code]).then(() => undefined, (e: Error) => e)
+    assert.strictEqual(
+      error?.message,
+      `${code}: a non-ASCII character in code, not in a comment (near "const r=/a\u2026/;console.log(r);\\n"); write it as a \\u escape in the source`
+    )
+    assert.strictEqual(readFileSync(code, "utf8"), "const r = /a\u2026/\nconsole.log(r)\n", "left as it was")
+  })
+
   it("is ASCII, file by file: Node keeps it as one-byte text", () => {
     bundled()
     for (const file of ["bin.cjs", "ajv-validator.cjs", "internal/analysisWorker.js", "vendor/undici.cjs", "vendor/aws-sdk.cjs"]) {
