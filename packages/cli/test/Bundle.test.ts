@@ -9,7 +9,7 @@ import { NodeServices } from "@effect/platform-node"
 import { WorkspaceTrust } from "@agent-tools/runtime"
 import { Effect } from "effect"
 import { execFile, execFileSync, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -54,9 +54,10 @@ const ON_FIRST_IMPORT: ReadonlyArray<readonly [string, RegExp]> = [
   ["S3 spill storage", /packages[\\/]spill-s3[\\/]/]
 ]
 
-// Inside the package, so that the bundle finds the packages it leaves out (web-tree-sitter) as the
-// installed one does (a name starting with a dot, which no test runner or linter looks into).
-const dir = mkdtempSync(join(fileURLToPath(new URL(".", import.meta.url)), ".bundle-"))
+// The cli package's node_modules beside the bundle: it finds the packages it leaves out
+// (web-tree-sitter) as the installed one does.
+const dir = mkdtempSync(join(tmpdir(), "agent-tools-startup-bundle-test-"))
+symlinkSync(fileURLToPath(new URL("../node_modules", import.meta.url)), join(dir, "node_modules"), "dir")
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const out = join(dir, "out")
 const RUN_BUNDLE = pathToFileURL(fileURLToPath(new URL("../bin/run-bundle.js", import.meta.url))).href

@@ -3,7 +3,8 @@
  * CommonJS bundle of the test's own, run in child processes as the executable runs bin.cjs.
  */
 import { spawnSync } from "node:child_process"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
@@ -28,9 +29,9 @@ import("node:os").then(async (os) => {
 let dir: string
 let cache: string
 beforeEach(() => {
-  // Inside the package, so that the bundle's `import("zod")` resolves as the executable's would (a
-  // name starting with a dot, which no test runner or linter looks into).
-  dir = mkdtempSync(join(fileURLToPath(new URL(".", import.meta.url)), ".run-bundle-"))
+  // The cli package's node_modules beside the bundle: its `import("zod")` resolves as the executable's would.
+  dir = mkdtempSync(join(tmpdir(), "agent-tools-run-bundle-"))
+  symlinkSync(fileURLToPath(new URL("../node_modules", import.meta.url)), join(dir, "node_modules"), "dir")
   cache = join(dir, "cache")
   writeFileSync(join(dir, "bin.cjs"), BUNDLE)
   writeFileSync(
