@@ -29,6 +29,8 @@ const PER_LEVEL = 25_000
 const TREE = join(tmpdir(), "agent-tools-search-bench", "v1")
 const quick = process.argv.includes("--quick")
 const RUNS = quick ? 1 : 3
+/** grep's rows: runs of the anchor, `rg --count` and the tool, interleaved (each ratio is a run's). */
+const GREP_RUNS = quick ? 1 : 5
 
 // ---------------------------------------------------------------------------------------------
 // The tree: L0 ⊃ L1 ⊃ … ⊃ L7, each level adding 25k files, so L6 holds 50k, L4 100k, L0 200k.
@@ -306,14 +308,39 @@ const main = async () => {
   for (const pattern of ["NEEDLE_RARE", "FIXME\\(\\w+\\)", "TODO"]) {
     const probe = loadProbe()
     // The tool's flags: hidden files searched.
-    const raw = await repeat(RUNS, () => rawRg(big, ["--json", "--hidden", ...COMMON, "--", pattern, "."]))
-    const rawCount = await repeat(RUNS, () => rawRg(big, ["--count", "--null", "--with-filename", "--hidden", ...COMMON, "--", pattern, "."]))
+    // Interleaved: each run times the anchor, `rg --count`, the tool and the indexed session's
+    // tool one right after the other, and each ratio is that run's. In blocks (every anchor run,
+    // then every tool run), the machine's drift between blocks moved the rare row 0.92-1.29x.
+    const jsonArgs = ["--json", "--hidden", ...COMMON, "--", pattern, "."]
+    const countArgs = ["--count", "--null", "--with-filename", "--hidden", ...COMMON, "--", pattern, "."]
     let metadata: Record<string, unknown> = {}
-    const tool = await repeat(RUNS, async () => (metadata = ((await grepRg({ pattern })) as Tool.Result).metadata))
-    const indexed = await repeat(RUNS, () => session.grep({ pattern }))
+    const runTool = async () => (metadata = ((await grepRg({ pattern })) as Tool.Result).metadata)
+    const runIndexed = () => session.grep({ pattern })
+    for (const warm of [() => rawRg(big, jsonArgs), () => rawRg(big, countArgs), runTool, runIndexed]) await warm()
+    const samples = { raw: [] as Array<Sample>, rawCount: [] as Array<Sample>, tool: [] as Array<Sample>, indexed: [] as Array<Sample> }
+    for (let i = 0; i < GREP_RUNS; i++) {
+      samples.raw.push(await measure(() => rawRg(big, jsonArgs)))
+      samples.rawCount.push(await measure(() => rawRg(big, countArgs)))
+      samples.tool.push(await measure(runTool))
+      samples.indexed.push(await measure(runIndexed))
+    }
+    const ms = (xs: Array<Sample>) => median(xs.map((x) => x.ms))
+    const ratio = (xs: Array<Sample>, ys: Array<Sample>, of: (s: Sample) => number | undefined = (s) => s.ms) => {
+      const rs = xs.flatMap((x, i) => {
+        const a = of(x)
+        const b = of(ys[i]!)
+        return a === undefined || b === undefined || b === 0 ? [] : [a / b]
+      })
+      return rs.length === xs.length ? median(rs) : undefined
+    }
+    const toolVsJson = ratio(samples.tool, samples.raw)!
+    const perRun = samples.tool.map((t, i) => t.ms / samples.raw[i]!.ms)
+    const spread = `${fmt(Math.min(...perRun))}–${fmt(Math.max(...perRun))}`
+    const cpuVsJson = ratio(samples.tool, samples.raw, (s) => s.cpuMs)
+    const tool = { heapMB: Math.max(...samples.tool.map((s) => s.heapMB)), rssMB: Math.max(...samples.tool.map((s) => s.rssMB)) }
     const portable = grepPortable === undefined ? undefined : await measure(() => grepPortable({ pattern }))
     const share = probe.othersShare()
-    log(`| \`${pattern}\` | ${loadText(probe, share)} | ${metadata.matches} / ${metadata.files} | ${fmt(raw.ms, 0)} | ${fmt(rawCount.ms, 0)} | ${fmt(tool.ms, 0)} | **${fmt(tool.ms / raw.ms)}×** | ${tool.cpuMs === undefined || raw.cpuMs === undefined ? "–" : `${fmt(tool.cpuMs / raw.cpuMs)}×`} | ${fmt(tool.ms / rawCount.ms)}× | ${fmt(tool.heapMB, 1)} | ${fmt(tool.rssMB, 1)} | ${fmt(indexed.ms, 0)} | ${fmt(indexed.ms / raw.ms)}× | ${portable ? fmt(portable.ms, 0) : "–"} | ${portable ? `${fmt(portable.ms / tool.ms, 1)}×` : "–"} |`)
+    log(`| \`${pattern}\` | ${loadText(probe, share)} | ${metadata.matches} / ${metadata.files} | ${fmt(ms(samples.raw), 0)} | ${fmt(ms(samples.rawCount), 0)} | ${fmt(ms(samples.tool), 0)} | **${fmt(toolVsJson)}×** (runs ${spread}) | ${cpuVsJson === undefined ? "–" : `${fmt(cpuVsJson)}×`} | ${fmt(ratio(samples.tool, samples.rawCount)!)}× | ${fmt(tool.heapMB, 1)} | ${fmt(tool.rssMB, 1)} | ${fmt(ms(samples.indexed), 0)} | ${fmt(ratio(samples.indexed, samples.raw)!)}× | ${portable ? fmt(portable.ms, 0) : "–"} | ${portable ? `${fmt(portable.ms / ms(samples.tool), 1)}×` : "–"} |`)
   }
   await session.dispose()
   log()
