@@ -6,13 +6,13 @@
  *    64 MiB and then only the file's end): RSS growth of the first and a second big call
  *    of a fresh process, throughput against `producer | cat > file` run by bash right before each
  *    call, this process's CPU time per call, and the spill compared byte for byte (SHA-256) with
- *    the anchor's file; median of `--runs` (3) runs,
+ *    the anchor's file; median of `--runs` (5) runs,
  *    each with its load average and the CPU share other processes took. `--with-pipe` adds one
  *    run through pipes (a spill store without direct spills) for comparison.
  * 2. Parse + analysis of typical commands, warm (goal ≤ 1 ms).
  * 3. Cold wasm load (runtime + grammar) in fresh processes (goal ≤ 50 ms).
  *
- *   ./node_modules/.bin/node --expose-gc bench/bash.bench.ts [--bytes=2G] [--runs=3] [--with-pipe] [--skip-big] [--skip-rest]
+ *   ./node_modules/.bin/node --expose-gc bench/bash.bench.ts [--bytes=2G] [--runs=5] [--with-pipe] [--skip-big] [--skip-rest]
  */
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -251,7 +251,7 @@ console.log(`${machine()}, ${(await import("node:os")).cpus().length} CPUs\n`)
 
 if (!argv.includes("--skip-big")) {
   const bytes = sizeOf(flag("bytes") ?? "2G")
-  const runs = Number(flag("runs") ?? 3)
+  const runs = Number(flag("runs") ?? 5)
   const rate = (ms: number) => bytes / MB / (ms / 1000)
   const table = (label: string, results: ReadonlyArray<ReturnType<typeof bigRun>>) => {
     console.log(`### ${label}: ${fmt(bytes / 1024 ** 3, 2)} GiB of output (\`${producer(bytes).slice(0, 40)}…\`), ${results.length} runs\n`)
