@@ -268,7 +268,7 @@ const main = async () => {
   }
 
   log(`${machine()}; rg ${/ripgrep (\S+)/.exec(spawnSync("rg", ["--version"]).stdout.toString())?.[1]}; ${process.env.UV_THREADPOOL_SIZE ?? 4} libuv threads`)
-  log(`Tree: ${meta.files.toLocaleString("en")} source-like files (+3,000 gitignored) in ${TREE} (${reused ? "reused" : `generated in ${fmt(meta.generatedMs / 1000, 1)} s`}); median of ${RUNS} runs after a warm-up, page cache warm.`)
+  log(`Tree: ${meta.files.toLocaleString("en")} source-like files (+3,000 gitignored) in ${TREE} (${reused ? "reused" : `generated in ${fmt(meta.generatedMs / 1000, 1)} s`}); glob: median of ${RUNS} runs after a warm-up; grep: ${GREP_RUNS} interleaved runs after a warm-up; page cache warm.`)
   log()
 
   // glob
