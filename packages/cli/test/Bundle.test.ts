@@ -70,6 +70,8 @@ const bundled = (() => {
     const meta = join(dir, "meta.json")
     const script = fileURLToPath(new URL("../scripts/bundle.mjs", import.meta.url))
     execFileSync(process.execPath, [script], {
+      // From the repository's root, as the build runs it: the metafile's paths are relative to it.
+      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
       env: { ...process.env, AGENT_TOOLS_BUNDLE_OUT: out, AGENT_TOOLS_BUNDLE_META: meta },
       stdio: ["ignore", "ignore", "inherit"]
     })
