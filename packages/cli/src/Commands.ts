@@ -58,7 +58,9 @@ export const tools = Command.make(
 ).pipe(Command.withDescription(
   "List the tools of the workspace, with their descriptions and JSON Schemas (--json): the tools a call from " +
     "here can use (question only when stdin is a terminal; task needs a sub-agent runner, which the CLI has not; " +
-    "batch when experimental.batch_tool is set), and those of the MCP servers in the config's mcp key, which are " +
+    "batch when experimental.batch_tool is set; bash_output and bash_kill are listed, but a one-shot call of them, " +
+    "or of bash with run_in_background, says that jobs need a long-lived session: the MCP server or the library), " +
+    "and those of the MCP servers in the config's mcp key, which are " +
     "started for the listing (one that fails is a warning on stderr). When the workspace's own agent-tools.json is " +
     "not trusted (agent-tools trust), a first line names what of it was ignored"
 ))
