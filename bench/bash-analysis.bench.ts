@@ -11,6 +11,7 @@ import { loadavg } from "node:os"
 import { Effect, Layer } from "effect"
 import { NodeGrammar } from "@agent-tools/node"
 import { Bash } from "@agent-tools/tools"
+import { describeShare, otherCpuShare } from "./lib/load.ts"
 import { fmt, machine, median } from "./lib/stats.ts"
 
 const argv = process.argv.slice(2)
@@ -64,6 +65,7 @@ const main = Effect.gen(function*() {
 
   const load = () => loadavg().map((l) => fmt(l)).join(" ")
   console.log(`${machine()}; load average before: ${load()}\n`)
+  const share = otherCpuShare()
   console.log(`| script | commands | parse (median CPU ms) | parse + analysis (median CPU ms) | µs per KB | per-KB ratio vs 10 KB | goal |`)
   console.log(`|---|---|---|---|---|---|---|`)
   let basePerKb = 0
@@ -110,7 +112,7 @@ const main = Effect.gen(function*() {
   console.log(`|---|---|`)
   console.log(`| 1 MB command refused (over ${Bash.MAX_COMMAND_BYTES} bytes) | ${fmt(median(refuse), 3)} |`)
   console.log(`| 1000 nested \`$(…)\`: BashAnalysisError | ${fmt(median(nesting))} |`)
-  console.log(`\nload average after: ${load()}; median of ${runs} runs each`)
+  console.log(`\nload average after: ${load()}; ${describeShare(share.stop())} during the runs; median of ${runs} runs each`)
 }).pipe(Effect.scoped, Effect.provide(Bash.parserLayer.pipe(Layer.provide(NodeGrammar.layer))))
 
 await Effect.runPromise(main)

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { describeShare, loadAverage, otherCpuShare } from "./lib/load.ts"
 import { fmt, machine, median } from "./lib/stats.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -50,6 +51,8 @@ child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initia
 // Warm-up: the bash parser's wasm, the tools list, the first spawn.
 await request("tools/call", { name: "bash", arguments: { command: "true", description: "warm up" } })
 
+const loadBefore = loadAverage()
+const share = otherCpuShare()
 const idle: Array<number> = []
 for (let i = 0; i < 20; i++) {
   const t0 = performance.now()
@@ -74,12 +77,13 @@ for (const words of SIZES) {
   rows.push(`| ${words} words (${fmt(text.length / 1024, 0)} KiB) | ${fmt(median(call), 0)} | ${fmt(l, 1)} | ${fmt(l / base, 1)}× |`)
 }
 
-console.log(`${machine()}; load average ${(await import("node:os")).loadavg().map((n) => n.toFixed(2)).join(" ")}; median of ${RUNS} runs\n`)
+// The server's CPU counts as this process's once it has exited and been waited for.
+child.stdin.end()
+await new Promise((resolve) => child.once("exit", resolve))
+const others = share.stop()
+console.log(`${machine()}; load average ${loadBefore} at the start; ${describeShare(others)}; median of ${RUNS} runs\n`)
 console.log(`tools/list on the idle server (baseline): ${fmt(base, 2)} ms median of 20\n`)
 console.log("| bash command | bash call ms | tools/list sent behind it, ms | vs idle |")
 console.log("|---|---|---|---|")
 for (const row of rows) console.log(row)
-
-child.stdin.end()
-await new Promise((resolve) => child.once("exit", resolve))
 rmSync(ws, { recursive: true, force: true })

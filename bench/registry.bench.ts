@@ -8,6 +8,7 @@ import { Effect, Layer, Path } from "effect"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { z } from "zod"
 import { Events, ModuleLoader, Permission, SpillStorage, Tool, ToolRegistry, Truncate, Workspace } from "@agent-tools/core"
+import { describeShare, loadAverage, otherCpuShare } from "./lib/load.ts"
 import { fmt, machine, median, percentile } from "./lib/stats.ts"
 
 const NoOp = Tool.define("noop", {
@@ -46,11 +47,14 @@ const program = Effect.gen(function*() {
       return times
     })
 
+  const loadBefore = loadAverage()
+  const share = otherCpuShare()
   const baseline = yield* sample(() => direct)
   const registryTimes = yield* sample(() => registry.execute("noop", args, ctx))
+  const others = share.stop()
   const b = median(baseline)
   const r = median(registryTimes)
-  console.log(`${machine()}; ${N} calls after ${WARMUP} warm-up calls\n`)
+  console.log(`${machine()}; ${N} calls after ${WARMUP} warm-up calls; load average ${loadBefore} at the start; ${describeShare(others)}\n`)
   console.log("| path | median µs | p90 µs | p99 µs |")
   console.log("|---|---|---|---|")
   console.log(`| direct no-op Effect (baseline) | ${fmt(b)} | ${fmt(percentile(baseline, 90))} | ${fmt(percentile(baseline, 99))} |`)
