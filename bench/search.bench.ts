@@ -28,7 +28,7 @@ const LEVELS = 8
 const PER_LEVEL = 25_000
 const TREE = join(tmpdir(), "agent-tools-search-bench", "v1")
 const quick = process.argv.includes("--quick")
-const RUNS = quick ? 1 : 3
+const RUNS = quick ? 1 : 5
 /** grep's rows: runs of the anchor, `rg --count` and the tool, interleaved (each ratio is a run's). */
 const GREP_RUNS = quick ? 1 : 5
 
