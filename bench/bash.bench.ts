@@ -75,7 +75,7 @@ const big = async (bytes: number, direct: boolean) => {
     // Every measured write, the anchor's and the tool's, starts from the same state: the file of
     // the write before it removed, then a `sync`. Dirty pages left behind would be flushed in the
     // middle of the next write; and a 2 GiB file just synced and still on disk made the next 2 GiB
-    // write 1.9-2.7x slower here, anchor or tool alike (with the anchor's file kept through the
+    // write 1.8-2.7x slower here, anchor or tool alike (with the anchor's file kept through the
     // tool's call, two runs measured the tool at 0.45x and 0.50x; with it removed, 0.80x and 0.94x).
     const settle = () => spawnSync("sync")
     const anchor = async () => {
