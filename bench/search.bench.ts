@@ -325,17 +325,22 @@ const main = async () => {
       samples.indexed.push(await measure(runIndexed))
     }
     const ms = (xs: Array<Sample>) => median(xs.map((x) => x.ms))
-    const ratio = (xs: Array<Sample>, ys: Array<Sample>, of: (s: Sample) => number | undefined = (s) => s.ms) => {
+    /** Each run's ratio of `xs` to `ys` (undefined when a run lacks the figure). */
+    const perRun = (xs: Array<Sample>, ys: Array<Sample>, of: (s: Sample) => number | undefined = (s) => s.ms) => {
       const rs = xs.flatMap((x, i) => {
         const a = of(x)
         const b = of(ys[i]!)
         return a === undefined || b === undefined || b === 0 ? [] : [a / b]
       })
-      return rs.length === xs.length ? median(rs) : undefined
+      return rs.length === xs.length ? rs : undefined
     }
-    const toolVsJson = ratio(samples.tool, samples.raw)!
-    const perRun = samples.tool.map((t, i) => t.ms / samples.raw[i]!.ms)
-    const spread = `${fmt(Math.min(...perRun))}–${fmt(Math.max(...perRun))}`
+    const ratio = (xs: Array<Sample>, ys: Array<Sample>, of?: (s: Sample) => number | undefined) => {
+      const rs = perRun(xs, ys, of)
+      return rs === undefined ? undefined : median(rs)
+    }
+    const toolRuns = perRun(samples.tool, samples.raw)!
+    const toolVsJson = median(toolRuns)
+    const spread = `${fmt(Math.min(...toolRuns))}–${fmt(Math.max(...toolRuns))}`
     const cpuVsJson = ratio(samples.tool, samples.raw, (s) => s.cpuMs)
     const tool = { heapMB: Math.max(...samples.tool.map((s) => s.heapMB)), rssMB: Math.max(...samples.tool.map((s) => s.rssMB)) }
     const portable = grepPortable === undefined ? undefined : await measure(() => grepPortable({ pattern }))
