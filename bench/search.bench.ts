@@ -132,6 +132,23 @@ const measure = async (run: () => Promise<unknown>): Promise<Sample> => {
   return { ms, cpuMs: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0, rssMB: (Math.max(rss, m.rss) - before.rss) / 2 ** 20, heapMB: (Math.max(heap, m.heapUsed) - before.heapUsed) / 2 ** 20 }
 }
 
+/** The median time of `xs`. */
+const medianMs = (xs: ReadonlyArray<Sample>) => median(xs.map((x) => x.ms))
+/** Each run's ratio of `xs` to `ys`, runs taken in turn (undefined when a run lacks the figure). */
+const perRun = (xs: ReadonlyArray<Sample>, ys: ReadonlyArray<Sample>, of: (s: Sample) => number | undefined = (s) => s.ms) => {
+  const rs = xs.flatMap((x, i) => {
+    const a = of(x)
+    const b = of(ys[i]!)
+    return a === undefined || b === undefined || b === 0 ? [] : [a / b]
+  })
+  return rs.length === xs.length ? rs : undefined
+}
+/** The median of the per-run ratios. */
+const ratio = (xs: ReadonlyArray<Sample>, ys: ReadonlyArray<Sample>, of?: (s: Sample) => number | undefined) => {
+  const rs = perRun(xs, ys, of)
+  return rs === undefined ? undefined : median(rs)
+}
+
 const repeat = async (runs: number, run: () => Promise<unknown>) => {
   await run() // warm-up (page cache, JIT)
   const samples: Array<Sample> = []
@@ -324,20 +341,6 @@ const main = async () => {
       samples.tool.push(await measure(runTool))
       samples.indexed.push(await measure(runIndexed))
     }
-    const ms = (xs: Array<Sample>) => median(xs.map((x) => x.ms))
-    /** Each run's ratio of `xs` to `ys` (undefined when a run lacks the figure). */
-    const perRun = (xs: Array<Sample>, ys: Array<Sample>, of: (s: Sample) => number | undefined = (s) => s.ms) => {
-      const rs = xs.flatMap((x, i) => {
-        const a = of(x)
-        const b = of(ys[i]!)
-        return a === undefined || b === undefined || b === 0 ? [] : [a / b]
-      })
-      return rs.length === xs.length ? rs : undefined
-    }
-    const ratio = (xs: Array<Sample>, ys: Array<Sample>, of?: (s: Sample) => number | undefined) => {
-      const rs = perRun(xs, ys, of)
-      return rs === undefined ? undefined : median(rs)
-    }
     const toolRuns = perRun(samples.tool, samples.raw)!
     const toolVsJson = median(toolRuns)
     const spread = `${fmt(Math.min(...toolRuns))}–${fmt(Math.max(...toolRuns))}`
@@ -345,7 +348,7 @@ const main = async () => {
     const tool = { heapMB: Math.max(...samples.tool.map((s) => s.heapMB)), rssMB: Math.max(...samples.tool.map((s) => s.rssMB)) }
     const portable = grepPortable === undefined ? undefined : await measure(() => grepPortable({ pattern }))
     const share = probe.othersShare()
-    log(`| \`${pattern}\` | ${loadText(probe, share)} | ${metadata.matches} / ${metadata.files} | ${fmt(ms(samples.raw), 0)} | ${fmt(ms(samples.rawCount), 0)} | ${fmt(ms(samples.tool), 0)} | **${fmt(toolVsJson)}×** (runs ${spread}) | ${cpuVsJson === undefined ? "–" : `${fmt(cpuVsJson)}×`} | ${fmt(ratio(samples.tool, samples.rawCount)!)}× | ${fmt(tool.heapMB, 1)} | ${fmt(tool.rssMB, 1)} | ${fmt(ms(samples.indexed), 0)} | ${fmt(ratio(samples.indexed, samples.raw)!)}× | ${portable ? fmt(portable.ms, 0) : "–"} | ${portable ? `${fmt(portable.ms / ms(samples.tool), 1)}×` : "–"} |`)
+    log(`| \`${pattern}\` | ${loadText(probe, share)} | ${metadata.matches} / ${metadata.files} | ${fmt(medianMs(samples.raw), 0)} | ${fmt(medianMs(samples.rawCount), 0)} | ${fmt(medianMs(samples.tool), 0)} | **${fmt(toolVsJson)}×** (runs ${spread}) | ${cpuVsJson === undefined ? "–" : `${fmt(cpuVsJson)}×`} | ${fmt(ratio(samples.tool, samples.rawCount)!)}× | ${fmt(tool.heapMB, 1)} | ${fmt(tool.rssMB, 1)} | ${fmt(medianMs(samples.indexed), 0)} | ${fmt(ratio(samples.indexed, samples.raw)!)}× | ${portable ? fmt(portable.ms, 0) : "–"} | ${portable ? `${fmt(portable.ms / medianMs(samples.tool), 1)}×` : "–"} |`)
   }
   await session.dispose()
   log()
